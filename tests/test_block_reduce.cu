@@ -1,0 +1,271 @@
+/* Block-level reductions: every block size 1..1024, 2D and 3D shapes, every operation x type,
+   back-to-back calls without caller barriers, against the host reference in wt_types.h. */
+#include <warpred/block_reduce.cuh>
+#include "wt_types.h"
+
+/* Each block reduces its own slice; thread 0 writes the reduce result, every thread the
+   allreduce result. The two calls follow each other with no barrier in between. */
+template <typename T, typename Op>
+__global__ void k_block(const T *in, T *red, T *all)
+{
+    const int nthreads = blockDim.x * blockDim.y * blockDim.z;
+    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const int i = blockIdx.x * nthreads + tid;
+    T r = warpred_block_reduce(in[i], Op());
+    T a = warpred_block_allreduce(in[i], Op());
+    if (tid == 0) red[blockIdx.x] = r;
+    all[i] = a;
+}
+
+/* Runs k_block on `blocks` blocks of shape `shape` with fresh inputs; fails with a message on
+   the first wrong output. */
+template <typename T, typename Op>
+static void run_block(int op, dim3 shape, int blocks, int special)
+{
+    const int nthreads = shape.x * shape.y * shape.z;
+    const size_t count = (size_t)blocks * nthreads, bytes = count * sizeof(T);
+    T *in = (T *)malloc(bytes), *all = (T *)malloc(bytes), *red = (T *)malloc(blocks * sizeof(T));
+    for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(special);
+    T *d_in = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(blocks * sizeof(T));
+    wt_to_dev(d_in, in, bytes);
+    k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
+    WT_LAUNCHED();
+    wt_to_host(red, d_red, blocks * sizeof(T));
+    wt_to_host(all, d_all, bytes);
+    for (int b = 0; b < blocks; b++) {
+        wt_ref<T> ref;
+        ref.fold(op, in + (size_t)b * nthreads, nthreads);
+        char why[300];
+        if (!ref.matches(op, red[b], nthreads, why, sizeof why))
+            fail_msg("%s %s block (%u,%u,%u) #%d, reduce: %s", wt_type<T>::name(), wt_op_name[op], shape.x, shape.y,
+                     shape.z, b, why);
+        for (int t = 0; t < nthreads; t++) {
+            T got = all[(size_t)b * nthreads + t];
+            if (wt_type<T>::bits(got) != wt_type<T>::bits(all[(size_t)b * nthreads]) ||
+                !ref.matches(op, got, nthreads, why, sizeof why))
+                fail_msg("%s %s block (%u,%u,%u) #%d, allreduce thread %d: %s (or differs from thread 0)",
+                         wt_type<T>::name(), wt_op_name[op], shape.x, shape.y, shape.z, b, t, why);
+        }
+    }
+    WT_CUDA(cudaFree(d_in));
+    WT_CUDA(cudaFree(d_all));
+    WT_CUDA(cudaFree(d_red));
+    free(in);
+    free(all);
+    free(red);
+}
+
+/* Every 1D size from 1 to 1024 (under `make sanitize`, a spread of sizes including all edges). */
+template <typename T>
+static void run_every_size(void)
+{
+    for (int n = 1; n <= 1024; n++) {
+        int edge = n <= 66 || n % 32 <= 1 || n % 32 == 31 || n >= 1000;
+        if (wt_quick() && !edge && n % 37 != 0) continue;
+        run_block<T, warpred_op_sum>(WT_SUM, dim3(n), 3, 0);
+    }
+}
+
+static void test_every_size_int(void **state) { WT_NEED_GPU(state); run_every_size<int>(); }
+static void test_every_size_float(void **state) { WT_NEED_GPU(state); run_every_size<float>(); }
+
+static const dim3 wt_shapes[] = {dim3(1000), dim3(1024), dim3(33), dim3(17), dim3(96), dim3(7, 5, 3),
+                                 dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64)};
+
+template <typename T, typename Op>
+static void run_shapes(int op, int special)
+{
+    for (size_t s = 0; s < sizeof wt_shapes / sizeof wt_shapes[0]; s++) run_block<T, Op>(op, wt_shapes[s], 4, special);
+}
+
+template <typename T>
+static void run_float_ops(void)
+{
+    for (int special = 0; special < 2; special++) {
+        run_shapes<T, warpred_op_min>(WT_MIN, special);
+        run_shapes<T, warpred_op_max>(WT_MAX, special);
+        run_shapes<T, warpred_op_min_num>(WT_MIN_NUM, special);
+        run_shapes<T, warpred_op_max_num>(WT_MAX_NUM, special);
+    }
+    run_shapes<T, warpred_op_sum>(WT_SUM, 0);
+    run_shapes<T, wt_user_sum>(WT_SUM, 0);
+}
+
+template <typename T>
+static void run_int_ops(void)
+{
+    run_shapes<T, warpred_op_sum>(WT_SUM, 0);
+    run_shapes<T, warpred_op_min>(WT_MIN, 1);
+    run_shapes<T, warpred_op_max>(WT_MAX, 1);
+    run_shapes<T, warpred_op_min_num>(WT_MIN_NUM, 1);
+    run_shapes<T, warpred_op_max_num>(WT_MAX_NUM, 1);
+    run_shapes<T, warpred_op_and>(WT_AND, 1);
+    run_shapes<T, warpred_op_or>(WT_OR, 1);
+    run_shapes<T, warpred_op_xor>(WT_XOR, 0);
+    run_shapes<T, wt_user_sum>(WT_SUM, 0);
+}
+
+static void test_ops_int(void **state) { WT_NEED_GPU(state); run_int_ops<int>(); }
+static void test_ops_unsigned(void **state) { WT_NEED_GPU(state); run_int_ops<unsigned>(); }
+static void test_ops_long_long(void **state) { WT_NEED_GPU(state); run_int_ops<long long>(); }
+static void test_ops_unsigned_long_long(void **state) { WT_NEED_GPU(state); run_int_ops<unsigned long long>(); }
+static void test_ops_float(void **state) { WT_NEED_GPU(state); run_float_ops<float>(); }
+static void test_ops_double(void **state) { WT_NEED_GPU(state); run_float_ops<double>(); }
+static void test_ops_half(void **state) { WT_NEED_GPU(state); run_float_ops<__half>(); }
+static void test_ops_bfloat16(void **state) { WT_NEED_GPU(state); run_float_ops<__nv_bfloat16>(); }
+
+/* Ten reductions in a row on different inputs, in one kernel with no caller barriers: the
+   reuse-of-shared-memory bug class. Unrolled straight-line calls (mixing reduce, allreduce
+   and types), then the same in a loop. in holds 10 slices of nthreads ints. */
+#define WT_ROUNDS 10
+
+__global__ void k_back_to_back(const int *in, long long *out)
+{
+    const int n = blockDim.x * blockDim.y * blockDim.z;
+    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    long long *o = out + blockIdx.x * 3 * WT_ROUNDS;
+    const int *x = in + (size_t)blockIdx.x * WT_ROUNDS * n + tid;
+    int r0 = warpred_block_reduce(x[0 * n], warpred_op_sum());
+    int r1 = warpred_block_allreduce(x[1 * n], warpred_op_sum());
+    long long r2 = warpred_block_reduce((long long)x[2 * n], warpred_op_sum());
+    int r3 = warpred_block_reduce(x[3 * n], warpred_op_max());
+    float r4 = warpred_block_allreduce((float)x[4 * n], warpred_op_sum());
+    int r5 = warpred_block_reduce(x[5 * n], warpred_op_sum());
+    int r6 = warpred_block_allreduce(x[6 * n], warpred_op_min());
+    int r7 = warpred_block_reduce(x[7 * n], warpred_op_sum());
+    int r8 = warpred_block_allreduce(x[8 * n], warpred_op_sum());
+    int r9 = warpred_block_reduce(x[9 * n], warpred_op_xor());
+    if (tid == 0) {
+        o[0] = r0; o[1] = r1; o[2] = r2; o[3] = r3; o[4] = (long long)r4;
+        o[5] = r5; o[6] = r6; o[7] = r7; o[8] = r8; o[9] = r9;
+    }
+    /* allreduce results must hold in every thread, not just thread 0 */
+    if (r1 != warpred_block_allreduce(r1, warpred_op_max()) || r6 != warpred_block_allreduce(r6, warpred_op_min()))
+        o[2 * WT_ROUNDS] = -1;
+    for (int k = 0; k < WT_ROUNDS; k++) {
+        int s = warpred_block_reduce(x[k * n], warpred_op_sum());
+        int a = warpred_block_allreduce(x[k * n] ^ k, warpred_op_sum());
+        if (tid == 0) o[WT_ROUNDS + k] = s;
+        if (tid == n - 1) o[2 * WT_ROUNDS + 1 + k % (WT_ROUNDS - 1)] += a; /* poison + sum of two */
+    }
+}
+
+static void run_back_to_back(dim3 shape, int blocks)
+{
+    const int n = shape.x * shape.y * shape.z;
+    const size_t count = (size_t)blocks * WT_ROUNDS * n;
+    int *in = (int *)malloc(count * sizeof(int));
+    /* small values keep the float round exact (|sum| < 2^24) */
+    for (size_t i = 0; i < count; i++) in[i] = (int)(wt_rand32() % 20001) - 10000;
+    int *d_in = (int *)wt_dev_alloc(count * sizeof(int));
+    const size_t out_bytes = (size_t)blocks * 3 * WT_ROUNDS * sizeof(long long);
+    long long *d_out = (long long *)wt_dev_alloc(out_bytes), *out = (long long *)malloc(out_bytes);
+    wt_to_dev(d_in, in, count * sizeof(int));
+    k_back_to_back<<<blocks, shape>>>(d_in, d_out);
+    WT_LAUNCHED();
+    wt_to_host(out, d_out, out_bytes);
+    long long poison;
+    memset(&poison, WT_POISON, sizeof poison);
+    for (int b = 0; b < blocks; b++) {
+        const int *x = in + (size_t)b * WT_ROUNDS * n;
+        long long sum[WT_ROUNDS] = {0}, sum_xor[WT_ROUNDS] = {0}, mx = INT32_MIN, mn = INT32_MAX, xr = 0;
+        for (int k = 0; k < WT_ROUNDS; k++)
+            for (int t = 0; t < n; t++) {
+                sum[k] += x[k * n + t];
+                sum_xor[k] += x[k * n + t] ^ k;
+            }
+        for (int t = 0; t < n; t++) {
+            if (x[3 * n + t] > mx) mx = x[3 * n + t];
+            if (x[6 * n + t] < mn) mn = x[6 * n + t];
+            xr ^= x[9 * n + t];
+        }
+        const long long want[WT_ROUNDS] = {sum[0], sum[1], sum[2], mx, sum[4], sum[5], mn, sum[7], sum[8], xr};
+        const long long *o = out + b * 3 * WT_ROUNDS;
+        for (int k = 0; k < WT_ROUNDS; k++) {
+            if (o[k] != want[k]) fail_msg("block (%u,%u,%u) #%d straight-line call %d: got %lld, expected %lld", shape.x, shape.y, shape.z, b, k, o[k], want[k]);
+            if (o[WT_ROUNDS + k] != sum[k]) fail_msg("block (%u,%u,%u) #%d loop round %d: got %lld, expected %lld", shape.x, shape.y, shape.z, b, k, o[WT_ROUNDS + k], sum[k]);
+        }
+        if (o[2 * WT_ROUNDS] != poison) fail_msg("block #%d: an allreduce result differed between threads", b);
+        for (int j = 0; j < WT_ROUNDS - 1; j++) {
+            long long want_acc = poison + sum_xor[j] + (j == 0 ? sum_xor[WT_ROUNDS - 1] : 0);
+            if (o[2 * WT_ROUNDS + 1 + j] != want_acc)
+                fail_msg("block #%d loop allreduce slot %d: got %lld, expected %lld", b, j, o[2 * WT_ROUNDS + 1 + j], want_acc);
+        }
+    }
+    WT_CUDA(cudaFree(d_in));
+    WT_CUDA(cudaFree(d_out));
+    free(in);
+    free(out);
+}
+
+static void test_back_to_back(void **state)
+{
+    WT_NEED_GPU(state);
+    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64), dim3(33), dim3(32), dim3(5), dim3(1),
+                           dim3(7, 5, 3), dim3(16, 8, 8)};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) run_back_to_back(shapes[s], 6);
+}
+
+/* The usage snippets from the top of block_reduce.cuh, verbatim. */
+__global__ void row_sums(const float *x, int cols, float *out)   // one block per row
+{
+    float s = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) s += x[blockIdx.x * cols + c];
+    s = warpred_block_reduce(s, warpred_op_sum());
+    if (threadIdx.x == 0) out[blockIdx.x] = s;
+}
+
+__global__ void demo(int *out)            // launched as demo<<<1, dim3(10, 7, 3)>>>
+{
+    int t = threadIdx.x + 10 * (threadIdx.y + 7 * threadIdx.z);     // 0..209
+    int total = warpred_block_allreduce(t, warpred_op_sum());        // 21945 everywhere
+    int top = warpred_block_reduce(t, warpred_op_max());             // 209 in thread 0
+    if (t == 0) { out[0] = total; out[1] = top; }
+}
+
+static void test_doc_snippets(void **state)
+{
+    WT_NEED_GPU(state);
+    int *d = (int *)wt_dev_alloc(2 * sizeof(int)), h[2];
+    demo<<<1, dim3(10, 7, 3)>>>(d);
+    WT_LAUNCHED();
+    wt_to_host(h, d, sizeof h);
+    assert_int_equal(h[0], 21945);
+    assert_int_equal(h[1], 209);
+    WT_CUDA(cudaFree(d));
+
+    enum { ROWS = 3, COLS = 1000 };
+    float x[ROWS * COLS], sums[ROWS];
+    for (int i = 0; i < ROWS * COLS; i++) x[i] = (float)(i % 7); /* small integers: exact sums */
+    float *d_x = (float *)wt_dev_alloc(sizeof x), *d_out = (float *)wt_dev_alloc(sizeof sums);
+    wt_to_dev(d_x, x, sizeof x);
+    row_sums<<<ROWS, 128>>>(d_x, COLS, d_out);
+    WT_LAUNCHED();
+    wt_to_host(sums, d_out, sizeof sums);
+    for (int r = 0; r < ROWS; r++) {
+        double want = 0;
+        for (int c = 0; c < COLS; c++) want += x[r * COLS + c];
+        assert_true(sums[r] == (float)want);
+    }
+    WT_CUDA(cudaFree(d_x));
+    WT_CUDA(cudaFree(d_out));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_doc_snippets),
+        cmocka_unit_test(test_every_size_int),
+        cmocka_unit_test(test_every_size_float),
+        cmocka_unit_test(test_ops_int),
+        cmocka_unit_test(test_ops_unsigned),
+        cmocka_unit_test(test_ops_long_long),
+        cmocka_unit_test(test_ops_unsigned_long_long),
+        cmocka_unit_test(test_ops_float),
+        cmocka_unit_test(test_ops_double),
+        cmocka_unit_test(test_ops_half),
+        cmocka_unit_test(test_ops_bfloat16),
+        cmocka_unit_test(test_back_to_back),
+    };
+    return cmocka_run_group_tests(tests, wt_group_setup, NULL);
+}

@@ -1,0 +1,193 @@
+/* Warp-level reductions: every operation x type x variant x width, partial warps, segments
+   that call alone, and NaN/inf/-0 inputs, against the host reference in wt_types.h.
+   Built twice: as is, and with -DWARPRED_NO_REDUX so both integer paths meet the reference. */
+#include <warpred/warp_reduce.cuh>
+#include "wt_types.h"
+
+/* How the lanes of one test warp call:
+     WT_FULL   all 32 lanes, warpred_warp_reduce / _allreduce
+     WT_EVEN   only the even-numbered segments, same functions (exercises the segment masks)
+     1..32     lanes 0..n-1, warpred_warp_reduce_n / _allreduce_n */
+enum { WT_FULL = 0, WT_EVEN = -1 };
+
+template <int W, typename T, typename Op>
+__global__ void k_warp(const T *in, const int *modes, T *red, T *all)
+{
+    const int i = blockIdx.x * 32 + threadIdx.x, lane = threadIdx.x, mode = modes[blockIdx.x];
+    if (mode == WT_FULL || (mode == WT_EVEN && (lane / W) % 2 == 0)) {
+        red[i] = warpred_warp_reduce<W>(in[i], Op());
+        all[i] = warpred_warp_allreduce<W>(in[i], Op());
+    } else if (mode > 0 && lane < mode) {
+        red[i] = warpred_warp_reduce_n<W>(in[i], Op(), mode);
+        all[i] = warpred_warp_allreduce_n<W>(in[i], Op(), mode);
+    }
+}
+
+static int wt_lane_calls(int mode, int W, int lane)
+{
+    if (mode == WT_FULL) return 1;
+    if (mode == WT_EVEN) return (lane / W) % 2 == 0;
+    return lane < mode;
+}
+
+/* Checks one warp's outputs; returns 0 and describes the first problem in why. */
+template <typename T>
+static int check_warp(int op, int W, int mode, const T *in, const T *red, const T *all, char *why, size_t n)
+{
+    for (int seg = 0; seg < 32; seg += W) {
+        T vals[32];
+        int k = 0;
+        for (int l = seg; l < seg + W; l++) {
+            if (wt_lane_calls(mode, W, l)) {
+                vals[k++] = in[l];
+            } else if (!wt_is_poison(red[l]) || !wt_is_poison(all[l])) {
+                snprintf(why, n, "lane %d did not call but its output was written", l);
+                return 0;
+            }
+        }
+        if (k == 0) continue;
+        wt_ref<T> ref;
+        ref.fold(op, vals, k);
+        char sub[200];
+        if (!ref.matches(op, red[seg], k, sub, sizeof sub)) {
+            snprintf(why, n, "reduce, segment at lane %d (%d lanes): %s", seg, k, sub);
+            return 0;
+        }
+        for (int l = seg; l < seg + k; l++) {
+            if (wt_type<T>::bits(all[l]) != wt_type<T>::bits(all[seg]) || !ref.matches(op, all[l], k, sub, sizeof sub)) {
+                snprintf(why, n, "allreduce lane %d of segment at lane %d: %s (lane %d has bits %llx, first lane %llx)",
+                         l, seg, sub, l, (unsigned long long)wt_type<T>::bits(all[l]),
+                         (unsigned long long)wt_type<T>::bits(all[seg]));
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+template <int W, typename T, typename Op>
+static void run_case(int op, int special)
+{
+    /* 8 full warps, 4 with only even segments, then one warp for each n = 1..32 */
+    enum { NWARPS = 8 + 4 + 32 };
+    int modes[NWARPS];
+    for (int b = 0; b < NWARPS; b++) modes[b] = b < 8 ? WT_FULL : b < 12 ? WT_EVEN : b - 11;
+    const size_t count = NWARPS * 32, bytes = count * sizeof(T);
+    T *in = (T *)malloc(bytes), *red = (T *)malloc(bytes), *all = (T *)malloc(bytes);
+    for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(special);
+
+    T *d_in = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes);
+    int *d_modes = (int *)wt_dev_alloc(sizeof modes);
+    wt_to_dev(d_in, in, bytes);
+    wt_to_dev(d_modes, modes, sizeof modes);
+    k_warp<W, T, Op><<<NWARPS, 32>>>(d_in, d_modes, d_red, d_all);
+    WT_LAUNCHED();
+    wt_to_host(red, d_red, bytes);
+    wt_to_host(all, d_all, bytes);
+
+    for (int b = 0; b < NWARPS; b++) {
+        char why[400];
+        if (!check_warp(op, W, modes[b], in + b * 32, red + b * 32, all + b * 32, why, sizeof why))
+            fail_msg("%s %s width %d, warp mode %d%s: %s", wt_type<T>::name(), wt_op_name[op], W, modes[b],
+                     special ? " (special values)" : "", why);
+    }
+    WT_CUDA(cudaFree(d_in));
+    WT_CUDA(cudaFree(d_red));
+    WT_CUDA(cudaFree(d_all));
+    WT_CUDA(cudaFree(d_modes));
+    free(in);
+    free(red);
+    free(all);
+}
+
+template <typename T, typename Op>
+static void run_all_widths(int op, int special)
+{
+    run_case<1, T, Op>(op, special);
+    run_case<2, T, Op>(op, special);
+    run_case<4, T, Op>(op, special);
+    run_case<8, T, Op>(op, special);
+    run_case<16, T, Op>(op, special);
+    run_case<32, T, Op>(op, special);
+}
+
+template <typename T>
+static void run_float_type(void)
+{
+    for (int special = 0; special < 2; special++) {
+        run_all_widths<T, warpred_op_min>(WT_MIN, special);
+        run_all_widths<T, warpred_op_max>(WT_MAX, special);
+        run_all_widths<T, warpred_op_min_num>(WT_MIN_NUM, special);
+        run_all_widths<T, warpred_op_max_num>(WT_MAX_NUM, special);
+    }
+    run_all_widths<T, warpred_op_sum>(WT_SUM, 0);
+    run_all_widths<T, wt_user_sum>(WT_SUM, 0);
+}
+
+template <typename T>
+static void run_int_type(void)
+{
+    for (int special = 0; special < 2; special++) {
+        run_all_widths<T, warpred_op_sum>(WT_SUM, special);
+        run_all_widths<T, warpred_op_min>(WT_MIN, special);
+        run_all_widths<T, warpred_op_max>(WT_MAX, special);
+        run_all_widths<T, warpred_op_min_num>(WT_MIN_NUM, special);
+        run_all_widths<T, warpred_op_max_num>(WT_MAX_NUM, special);
+        run_all_widths<T, warpred_op_and>(WT_AND, special);
+        run_all_widths<T, warpred_op_or>(WT_OR, special);
+        run_all_widths<T, warpred_op_xor>(WT_XOR, special);
+        run_all_widths<T, wt_user_sum>(WT_SUM, special);
+    }
+}
+
+static void test_int(void **state) { WT_NEED_GPU(state); run_int_type<int>(); }
+static void test_unsigned(void **state) { WT_NEED_GPU(state); run_int_type<unsigned>(); }
+static void test_long_long(void **state) { WT_NEED_GPU(state); run_int_type<long long>(); }
+static void test_unsigned_long_long(void **state) { WT_NEED_GPU(state); run_int_type<unsigned long long>(); }
+static void test_float(void **state) { WT_NEED_GPU(state); run_float_type<float>(); }
+static void test_double(void **state) { WT_NEED_GPU(state); run_float_type<double>(); }
+static void test_half(void **state) { WT_NEED_GPU(state); run_float_type<__half>(); }
+static void test_bfloat16(void **state) { WT_NEED_GPU(state); run_float_type<__nv_bfloat16>(); }
+
+/* The usage snippet from the top of warp_reduce.cuh, verbatim. */
+__global__ void demo(int *out)
+{
+    int lane = threadIdx.x & 31;
+    int s = warpred_warp_reduce(lane + 1, warpred_op_sum());          // 528 in lane 0
+    int m = warpred_warp_allreduce<8>(lane, warpred_op_max());       // 7,15,23,31 per 8 lanes
+    if (lane < 5) {
+        int t = warpred_warp_reduce_n(lane + 1, warpred_op_sum(), 5); // 15 in lane 0
+        if (lane == 0) out[2] = t;
+    }
+    if (lane == 0) out[0] = s;
+    out[3 + lane] = m;
+}
+
+static void test_doc_snippet(void **state)
+{
+    WT_NEED_GPU(state);
+    int *d = (int *)wt_dev_alloc(35 * sizeof(int)), h[35];
+    demo<<<1, 32>>>(d);
+    WT_LAUNCHED();
+    wt_to_host(h, d, sizeof h);
+    assert_int_equal(h[0], 528);
+    assert_int_equal(h[2], 15);
+    for (int l = 0; l < 32; l++) assert_int_equal(h[3 + l], (l / 8) * 8 + 7);
+    WT_CUDA(cudaFree(d));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_doc_snippet),
+        cmocka_unit_test(test_int),
+        cmocka_unit_test(test_unsigned),
+        cmocka_unit_test(test_long_long),
+        cmocka_unit_test(test_unsigned_long_long),
+        cmocka_unit_test(test_float),
+        cmocka_unit_test(test_double),
+        cmocka_unit_test(test_half),
+        cmocka_unit_test(test_bfloat16),
+    };
+    return cmocka_run_group_tests(tests, wt_group_setup, NULL);
+}

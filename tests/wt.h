@@ -1,0 +1,115 @@
+/* tests/wt.h - shared helpers for warpred's cmocka tests (host side).
+
+   - cmocka include with the extern "C" guard cmocka 1.1.5 lacks
+   - WT_CUDA(call): fail the test with the CUDA error string unless call returns cudaSuccess
+   - WT_LAUNCHED(): check cudaGetLastError() and the kernel's completion after a launch
+   - wt_group_setup / WT_NEED_GPU: probe the GPU once per group; GPU tests skip without one
+   - wt_rand*: fresh random numbers each run (seed printed; WARPRED_SEED=n repeats a run)
+   - wt_quick(): true under `make sanitize` (WARPRED_TEST_QUICK=1), where tests shrink sizes
+   - wt_buf: device buffer helpers that poison memory before each run
+*/
+#ifndef WT_H
+#define WT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+extern "C" {
+#include <cmocka.h>
+}
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+#define WT_CUDA(call)                                                                             \
+    do {                                                                                          \
+        cudaError_t wt_err_ = (call);                                                             \
+        if (wt_err_ != cudaSuccess)                                                               \
+            fail_msg("%s:%d: %s -> %s", __FILE__, __LINE__, #call, cudaGetErrorString(wt_err_));  \
+    } while (0)
+
+#define WT_LAUNCHED()                                                                             \
+    do {                                                                                          \
+        WT_CUDA(cudaGetLastError());                                                              \
+        WT_CUDA(cudaDeviceSynchronize());                                                         \
+    } while (0)
+
+/* The probe's answer lives in the group state; skip() only works inside a test body. */
+static int wt_has_gpu;
+
+static inline int wt_group_setup(void **state)
+{
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n); /* no driver: error 35, not 100 - any error means none */
+    wt_has_gpu = err == cudaSuccess && n > 0;
+    if (!wt_has_gpu) {
+        printf("[ INFO     ] no usable GPU (%s): GPU tests will be SKIPPED\n",
+               err == cudaSuccess ? "0 devices" : cudaGetErrorString(err));
+        cudaGetLastError();
+    }
+    *state = &wt_has_gpu;
+    return 0;
+}
+
+#define WT_NEED_GPU(state)                                                                        \
+    do {                                                                                          \
+        if (!*(int *)*(state)) skip();                                                            \
+    } while (0)
+
+static inline int wt_quick(void)
+{
+    const char *q = getenv("WARPRED_TEST_QUICK");
+    return q != NULL && q[0] != '\0' && q[0] != '0';
+}
+
+/* xorshift64*; seeded once per process from the clock unless WARPRED_SEED is set. */
+static uint64_t wt_state;
+
+static inline uint64_t wt_rand64(void)
+{
+    if (wt_state == 0) {
+        const char *s = getenv("WARPRED_SEED");
+        wt_state = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)clock();
+        if (wt_state == 0) wt_state = 1;
+        printf("[ INFO     ] random seed %llu (set WARPRED_SEED to repeat)\n", (unsigned long long)wt_state);
+    }
+    wt_state ^= wt_state >> 12;
+    wt_state ^= wt_state << 25;
+    wt_state ^= wt_state >> 27;
+    return wt_state * 0x2545F4914F6CDD1Dull;
+}
+
+static inline uint32_t wt_rand32(void) { return (uint32_t)(wt_rand64() >> 32); }
+static inline int wt_rand_below(int n) { return (int)(wt_rand32() % (uint32_t)n); }
+static inline double wt_rand_unit(void) { return (double)(wt_rand64() >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Bytes that make an unwritten output obvious (not NaN, not zero, not a small integer). */
+#define WT_POISON 0xA5
+
+static inline void *wt_dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    WT_CUDA(cudaMalloc(&p, bytes ? bytes : 1));
+    WT_CUDA(cudaMemset(p, WT_POISON, bytes ? bytes : 1));
+    return p;
+}
+
+static inline void wt_to_dev(void *dst, const void *src, size_t bytes)
+{
+    WT_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+
+static inline void wt_to_host(void *dst, const void *src, size_t bytes)
+{
+    WT_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+
+static inline void wt_poison(void *dev, size_t bytes) { WT_CUDA(cudaMemset(dev, WT_POISON, bytes)); }
+
+#endif /* WT_H */

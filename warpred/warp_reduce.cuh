@@ -1,0 +1,404 @@
+/* warpred/warp_reduce.cuh - warp-level reductions for CUDA.      MIT licensed, see LICENSE.
+
+   A warp (or each independent segment of Width lanes of it) combines one value per lane
+   into one result. Two flavours of every reduction:
+
+     warpred_warp_reduce<Width>(v, op)         __shfl_down_sync tree; result in the FIRST lane
+                                                of each segment (other lanes: unspecified)
+     warpred_warp_allreduce<Width>(v, op)      __shfl_xor_sync butterfly; result in EVERY lane
+
+   and a partial-warp form of each, for the tail of an array or the last warp of a block
+   whose size is not a multiple of 32:
+
+     warpred_warp_reduce_n<Width>(v, op, n)    only lanes 0..n-1 of the warp call (1 <= n <= 32)
+     warpred_warp_allreduce_n<Width>(v, op, n)
+
+   USAGE
+       #include <warpred/warp_reduce.cuh>
+
+       __global__ void demo(int *out)
+       {
+           int lane = threadIdx.x & 31;
+           int s = warpred_warp_reduce(lane + 1, warpred_op_sum());          // 528 in lane 0
+           int m = warpred_warp_allreduce<8>(lane, warpred_op_max());       // 7,15,23,31 per 8 lanes
+           if (lane < 5) {
+               int t = warpred_warp_reduce_n(lane + 1, warpred_op_sum(), 5); // 15 in lane 0
+               if (lane == 0) out[2] = t;
+           }
+           if (lane == 0) out[0] = s;
+           out[3 + lane] = m;
+       }
+       // demo<<<1, 32>>>(out): out[0] = 528, out[2] = 15, out[3..34] = 7 x8, 15 x8, 23 x8, 31 x8
+
+   (This snippet is compiled and checked in tests/test_warp_reduce.cu.)
+
+   OPERATIONS (function objects; pass an instance, e.g. warpred_op_sum())
+     warpred_op_sum       a + b. Signed integers wrap modulo 2^bits (no undefined overflow).
+                          __half / __nv_bfloat16 add in their own precision: convert to float
+                          first if you need accuracy.
+     warpred_op_min/max   integers: the usual order. Floating point (float, double, __half,
+                          __nv_bfloat16): IEEE 754-2019 minimum/maximum, like numpy.min/max:
+                          any NaN input gives NaN, and -0 < +0. Comparison works on the bit
+                          patterns, so it does not depend on -ftz or --use_fast_math.
+     warpred_op_min_num/  the NaN-ignoring versions (IEEE minimumNumber/maximumNumber, like
+       warpred_op_max_num numpy.nanmin/nanmax or fminf/fmaxf): NaN is missing data; the result
+                          is NaN only if every input is NaN. -0 < +0 as above.
+     warpred_op_and/or/xor  bitwise; integer types only (a static_assert says so otherwise).
+     your own             any function object with  T operator()(T a, T b) const  that is
+                          __device__, associative and commutative (the butterfly combines
+                          lanes in a different order in each lane; commutativity is what makes
+                          every lane get the bitwise-identical result).
+   Every NaN a warpred min/max produces is the canonical quiet NaN: 0x7fffffff (float),
+   0x7fffffffffffffff (double), 0x7fff (__half, __nv_bfloat16), whatever NaNs went in.
+
+   TYPES  int, unsigned, long long, unsigned long long, float, double, __half, __nv_bfloat16.
+   Under nvcc this header includes <cuda_fp16.h> and <cuda_bf16.h>. Under NVRTC it includes
+   nothing; include those two before this header (with the toolkit's include/ on NVRTC's
+   path) to reduce __half / __nv_bfloat16.
+
+   WIDTH  a template argument, 1, 2, 4, 8, 16 or 32 (default 32; others fail a static_assert).
+   The warp is cut into 32/Width segments of consecutive lanes, each reduced on its own.
+
+   PRECONDITIONS (undefined behaviour otherwise; checked with assert where cheap)
+     - warpred_warp_reduce / warpred_warp_allreduce: every lane of the calling lane's segment
+       calls, converged, with the same Width and op (for Width 32: the whole warp).
+     - the _n forms: exactly lanes 0..n-1 of the warp call, all with the same n, 1 <= n <= 32;
+       lanes n..31 must not call (they may have exited or be in another branch). Segments
+       past n get nothing; the segment holding lane n-1 reduces its valid lanes only.
+     - The lane is the hardware lane (%laneid): with 2D/3D blocks, warps are formed from the
+       linear thread index x + y*Dx + z*Dx*Dy, as CUDA does.
+
+   HARDWARE PATH  On sm_80 and newer, 32-bit integer sum/min/max/and/or/xor over a whole warp
+   (Width 32, full or _n) use the redux.sync instruction (__reduce_*_sync) instead of five
+   shuffles. Integer results are exact either way, so the path never changes a result.
+   Define WARPRED_NO_REDUX to force the shuffle path.
+
+   CONFIGURATION (define before including)
+     WARPRED_ASSERT(cond)  device-side precondition check; default assert(cond), which NDEBUG
+                           turns off.
+     WARPRED_NO_REDUX      never use redux.sync.
+*/
+#ifndef WARPRED_WARP_REDUCE_CUH
+#define WARPRED_WARP_REDUCE_CUH
+
+/* ---- configuration (repeated in every warpred header so each can be copied alone) ---- */
+#ifndef WARPRED_ASSERT
+#  ifndef __CUDACC_RTC__
+#    include <assert.h>
+#  endif
+#  define WARPRED_ASSERT(cond) assert(cond)
+#endif
+#if !defined(__CUDACC_RTC__) && defined(__CUDACC__)
+#  include <cuda_fp16.h>
+#  include <cuda_bf16.h>
+#endif
+
+/* ---- private helpers ---- */
+
+__device__ __forceinline__ unsigned warpred__lane_id(void)
+{
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+template <typename T> struct warpred__is_integer { enum { value = 0 }; };
+template <> struct warpred__is_integer<int> { enum { value = 1 }; };
+template <> struct warpred__is_integer<unsigned> { enum { value = 1 }; };
+template <> struct warpred__is_integer<long long> { enum { value = 1 }; };
+template <> struct warpred__is_integer<unsigned long long> { enum { value = 1 }; };
+
+template <int Width> struct warpred__check_width {
+    static_assert(Width == 1 || Width == 2 || Width == 4 || Width == 8 || Width == 16 || Width == 32,
+                  "warpred: Width must be 1, 2, 4, 8, 16 or 32");
+};
+
+/* Lanes of the calling lane's segment, for the sync masks of the shuffles. */
+template <int Width>
+__device__ __forceinline__ unsigned warpred__segment_mask(void)
+{
+    if (Width == 32) return 0xffffffffu;
+    return (0xffffffffu >> (32 - Width)) << (warpred__lane_id() & ~(unsigned)(Width - 1));
+}
+
+/* Floating-point min/max work on the bit patterns: mapping them to signed integers whose order
+   is the IEEE total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN) gives -0 < +0 for
+   free and is immune to flush-to-zero. NaNs are handled before the key is used. */
+__device__ __forceinline__ int warpred__key(float x)
+{
+    int b = __float_as_int(x);
+    return b < 0 ? b ^ 0x7fffffff : b;
+}
+__device__ __forceinline__ long long warpred__key(double x)
+{
+    long long b = __double_as_longlong(x);
+    return b < 0 ? b ^ 0x7fffffffffffffffll : b;
+}
+__device__ __forceinline__ bool warpred__isnan(float x) { return (__float_as_uint(x) & 0x7fffffffu) > 0x7f800000u; }
+__device__ __forceinline__ bool warpred__isnan(double x)
+{
+    return (__double_as_longlong(x) & 0x7fffffffffffffffll) > 0x7ff0000000000000ll;
+}
+__device__ __forceinline__ float warpred__nan(float) { return __int_as_float(0x7fffffff); }
+__device__ __forceinline__ double warpred__nan(double) { return __longlong_as_double(0x7fffffffffffffffll); }
+
+/* IEEE maximum/minimum (NaN wins) and maximumNumber/minimumNumber (NaN loses), -0 < +0. */
+template <typename F> __device__ __forceinline__ F warpred__fmaximum(F a, F b)
+{
+    if (warpred__isnan(a) || warpred__isnan(b)) return warpred__nan(a);
+    return warpred__key(a) >= warpred__key(b) ? a : b;
+}
+template <typename F> __device__ __forceinline__ F warpred__fminimum(F a, F b)
+{
+    if (warpred__isnan(a) || warpred__isnan(b)) return warpred__nan(a);
+    return warpred__key(a) <= warpred__key(b) ? a : b;
+}
+template <typename F> __device__ __forceinline__ F warpred__fmaximum_num(F a, F b)
+{
+    if (warpred__isnan(a)) return warpred__isnan(b) ? warpred__nan(a) : b;
+    if (warpred__isnan(b)) return a;
+    return warpred__key(a) >= warpred__key(b) ? a : b;
+}
+template <typename F> __device__ __forceinline__ F warpred__fminimum_num(F a, F b)
+{
+    if (warpred__isnan(a)) return warpred__isnan(b) ? warpred__nan(a) : b;
+    if (warpred__isnan(b)) return a;
+    return warpred__key(a) <= warpred__key(b) ? a : b;
+}
+
+/* 16-bit floats: both formats convert to float exactly, so compare as float and hand back
+   the original 16-bit value (or the 16-bit canonical NaN). */
+#define WARPRED__HALF_MINMAX(H, TO_FLOAT, FROM_BITS)                                              \
+    __device__ __forceinline__ H warpred__pick16(H a, H b, float r, float fa)                     \
+    {                                                                                             \
+        if (warpred__isnan(r)) return FROM_BITS((unsigned short)0x7fff);                          \
+        return __float_as_uint(r) == __float_as_uint(fa) ? a : b;                                 \
+    }                                                                                             \
+    __device__ __forceinline__ H warpred__fmaximum(H a, H b)                                      \
+    { float fa = TO_FLOAT(a); return warpred__pick16(a, b, warpred__fmaximum(fa, TO_FLOAT(b)), fa); } \
+    __device__ __forceinline__ H warpred__fminimum(H a, H b)                                      \
+    { float fa = TO_FLOAT(a); return warpred__pick16(a, b, warpred__fminimum(fa, TO_FLOAT(b)), fa); } \
+    __device__ __forceinline__ H warpred__fmaximum_num(H a, H b)                                  \
+    { float fa = TO_FLOAT(a); return warpred__pick16(a, b, warpred__fmaximum_num(fa, TO_FLOAT(b)), fa); } \
+    __device__ __forceinline__ H warpred__fminimum_num(H a, H b)                                  \
+    { float fa = TO_FLOAT(a); return warpred__pick16(a, b, warpred__fminimum_num(fa, TO_FLOAT(b)), fa); }
+
+#if defined(__CUDA_FP16_TYPES_EXIST__)
+WARPRED__HALF_MINMAX(__half, __half2float, __ushort_as_half)
+__device__ __forceinline__ __half warpred__add(__half a, __half b) { return __hadd(a, b); }
+#endif
+#if defined(__CUDA_BF16_TYPES_EXIST__)
+WARPRED__HALF_MINMAX(__nv_bfloat16, __bfloat162float, __ushort_as_bfloat16)
+__device__ __forceinline__ __nv_bfloat16 warpred__add(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }
+#endif
+#undef WARPRED__HALF_MINMAX
+
+/* Signed overflow is undefined in C++; the reduction wraps instead, as the hardware does. */
+__device__ __forceinline__ int warpred__add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ long long warpred__add(long long a, long long b)
+{
+    return (long long)((unsigned long long)a + (unsigned long long)b);
+}
+__device__ __forceinline__ unsigned warpred__add(unsigned a, unsigned b) { return a + b; }
+__device__ __forceinline__ unsigned long long warpred__add(unsigned long long a, unsigned long long b) { return a + b; }
+__device__ __forceinline__ float warpred__add(float a, float b) { return a + b; }
+__device__ __forceinline__ double warpred__add(double a, double b) { return a + b; }
+
+/* Integers: min/max with and without _num are the same thing. */
+#define WARPRED__INT_MINMAX(T)                                                                    \
+    __device__ __forceinline__ T warpred__fmaximum(T a, T b) { return a < b ? b : a; }            \
+    __device__ __forceinline__ T warpred__fminimum(T a, T b) { return b < a ? b : a; }            \
+    __device__ __forceinline__ T warpred__fmaximum_num(T a, T b) { return a < b ? b : a; }        \
+    __device__ __forceinline__ T warpred__fminimum_num(T a, T b) { return b < a ? b : a; }
+WARPRED__INT_MINMAX(int)
+WARPRED__INT_MINMAX(unsigned)
+WARPRED__INT_MINMAX(long long)
+WARPRED__INT_MINMAX(unsigned long long)
+#undef WARPRED__INT_MINMAX
+
+/* ---- operations ---- */
+
+struct warpred_op_sum {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__add(a, b); }
+};
+struct warpred_op_min {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__fminimum(a, b); }
+};
+struct warpred_op_max {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__fmaximum(a, b); }
+};
+struct warpred_op_min_num {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__fminimum_num(a, b); }
+};
+struct warpred_op_max_num {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__fmaximum_num(a, b); }
+};
+struct warpred_op_and {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+    {
+        static_assert(warpred__is_integer<T>::value, "warpred_op_and: integer types only");
+        return a & b;
+    }
+};
+struct warpred_op_or {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+    {
+        static_assert(warpred__is_integer<T>::value, "warpred_op_or: integer types only");
+        return a | b;
+    }
+};
+struct warpred_op_xor {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+    {
+        static_assert(warpred__is_integer<T>::value, "warpred_op_xor: integer types only");
+        return a ^ b;
+    }
+};
+
+/* ---- redux.sync dispatch: which (type, op) pairs the hardware reduces ---- */
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED_NO_REDUX)
+#  define WARPRED__HAS_REDUX 1
+#else
+#  define WARPRED__HAS_REDUX 0
+#endif
+
+template <typename T, typename Op> struct warpred__redux {
+    enum { ok = 0 };
+    static __device__ __forceinline__ T run(unsigned, T v) { return v; }
+};
+#if WARPRED__HAS_REDUX
+#  define WARPRED__REDUX(T, OP, CALL)                                                             \
+    template <> struct warpred__redux<T, OP> {                                                    \
+        enum { ok = 1 };                                                                          \
+        static __device__ __forceinline__ T run(unsigned m, T v) { return (T)(CALL); }            \
+    };
+WARPRED__REDUX(int, warpred_op_sum, __reduce_add_sync(m, v))
+WARPRED__REDUX(int, warpred_op_min, __reduce_min_sync(m, v))
+WARPRED__REDUX(int, warpred_op_max, __reduce_max_sync(m, v))
+WARPRED__REDUX(int, warpred_op_min_num, __reduce_min_sync(m, v))
+WARPRED__REDUX(int, warpred_op_max_num, __reduce_max_sync(m, v))
+WARPRED__REDUX(int, warpred_op_and, __reduce_and_sync(m, (unsigned)v))
+WARPRED__REDUX(int, warpred_op_or, __reduce_or_sync(m, (unsigned)v))
+WARPRED__REDUX(int, warpred_op_xor, __reduce_xor_sync(m, (unsigned)v))
+WARPRED__REDUX(unsigned, warpred_op_sum, __reduce_add_sync(m, v))
+WARPRED__REDUX(unsigned, warpred_op_min, __reduce_min_sync(m, v))
+WARPRED__REDUX(unsigned, warpred_op_max, __reduce_max_sync(m, v))
+WARPRED__REDUX(unsigned, warpred_op_min_num, __reduce_min_sync(m, v))
+WARPRED__REDUX(unsigned, warpred_op_max_num, __reduce_max_sync(m, v))
+WARPRED__REDUX(unsigned, warpred_op_and, __reduce_and_sync(m, v))
+WARPRED__REDUX(unsigned, warpred_op_or, __reduce_or_sync(m, v))
+WARPRED__REDUX(unsigned, warpred_op_xor, __reduce_xor_sync(m, v))
+#  undef WARPRED__REDUX
+#endif
+
+/* ---- the two paths, chosen at compile time ---- */
+
+template <bool B> struct warpred__bool {};
+
+template <int Width, typename T, typename Op> struct warpred__use_redux {
+    typedef warpred__bool<Width == 32 && warpred__redux<T, Op>::ok> type;
+};
+
+/* The lanes 0..n-1, as a sync mask. */
+__device__ __forceinline__ unsigned warpred__first_lanes(int n) { return 0xffffffffu >> (32 - n); }
+
+template <int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__down(T v, Op, unsigned mask, warpred__bool<true>)
+{
+    return warpred__redux<T, Op>::run(mask, v);
+}
+
+/* Rising offsets: lane i accumulates lanes [i, i + 2*offset), which never leaves the segment
+   for the segment's first lane; lanes whose window leaves it hold garbage nobody reads. */
+template <int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__down(T v, Op op, unsigned mask, warpred__bool<false>)
+{
+#pragma unroll
+    for (int offset = 1; offset < Width; offset <<= 1) v = op(v, __shfl_down_sync(mask, v, offset, Width));
+    return v;
+}
+
+template <int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__butterfly(T v, Op, warpred__bool<true>)
+{
+    return warpred__redux<T, Op>::run(0xffffffffu, v);
+}
+
+template <int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__butterfly(T v, Op op, warpred__bool<false>)
+{
+    const unsigned mask = warpred__segment_mask<Width>();
+#pragma unroll
+    for (int offset = Width / 2; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(mask, v, offset, Width));
+    return v;
+}
+
+template <int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__down_n(T v, Op, int n, unsigned, warpred__bool<true>)
+{
+    return warpred__redux<T, Op>::run(warpred__first_lanes(n), v);
+}
+
+template <int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__down_n(T v, Op op, int n, unsigned lane, warpred__bool<false>)
+{
+    const unsigned mask = warpred__first_lanes(n);
+#pragma unroll
+    for (int offset = 1; offset < Width; offset <<= 1) {
+        /* Every lane in mask must take part in the shuffle; only valid sources are used. */
+        T other = __shfl_down_sync(mask, v, offset, Width);
+        if ((int)lane + offset < n) v = op(v, other);
+    }
+    return v;
+}
+
+/* A butterfly cannot skip missing partners, so the partial all-reduce is the down tree
+   followed by a broadcast from each segment's first lane (redux already gives every lane). */
+template <int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__broadcast_first(T v, int, warpred__bool<true>) { return v; }
+
+template <int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__broadcast_first(T v, int n, warpred__bool<false>)
+{
+    return __shfl_sync(warpred__first_lanes(n), v, 0, Width);
+}
+
+/* ---- public API ---- */
+
+/* Result in the first lane of each Width-lane segment. */
+template <int Width = 32, typename T, typename Op>
+__device__ __forceinline__ T warpred_warp_reduce(T v, Op op)
+{
+    (void)sizeof(warpred__check_width<Width>);
+    return warpred__down<Width>(v, op, warpred__segment_mask<Width>(),
+                                typename warpred__use_redux<Width, T, Op>::type());
+}
+
+/* Result in every lane of each Width-lane segment. */
+template <int Width = 32, typename T, typename Op>
+__device__ __forceinline__ T warpred_warp_allreduce(T v, Op op)
+{
+    (void)sizeof(warpred__check_width<Width>);
+    return warpred__butterfly<Width>(v, op, typename warpred__use_redux<Width, T, Op>::type());
+}
+
+/* Only lanes 0..n-1 call; result in the first lane of each segment that has a valid lane. */
+template <int Width = 32, typename T, typename Op>
+__device__ __forceinline__ T warpred_warp_reduce_n(T v, Op op, int n)
+{
+    (void)sizeof(warpred__check_width<Width>);
+    const unsigned lane = warpred__lane_id();
+    WARPRED_ASSERT(n >= 1 && n <= 32 && (int)lane < n);
+    return warpred__down_n<Width>(v, op, n, lane, typename warpred__use_redux<Width, T, Op>::type());
+}
+
+/* Only lanes 0..n-1 call; result in every calling lane. */
+template <int Width = 32, typename T, typename Op>
+__device__ __forceinline__ T warpred_warp_allreduce_n(T v, Op op, int n)
+{
+    typedef typename warpred__use_redux<Width, T, Op>::type path;
+    return warpred__broadcast_first<Width, T, Op>(warpred_warp_reduce_n<Width>(v, op, n), n, path());
+}
+
+#endif /* WARPRED_WARP_REDUCE_CUH */

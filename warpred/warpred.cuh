@@ -1,0 +1,12 @@
+/* warpred/warpred.cuh - includes every warpred header.      MIT licensed, see LICENSE.
+
+   warpred is a header-only collection of device-side reduction primitives for CUDA:
+     warp_reduce.cuh   warp and sub-warp reductions (result in lane 0, or in every lane)
+     block_reduce.cuh  block reductions for any block shape (result in thread 0, or everywhere)
+   Each header's top comment is its manual.
+*/
+#ifndef WARPRED_CUH
+#define WARPRED_CUH
+#include "warp_reduce.cuh"
+#include "block_reduce.cuh"
+#endif /* WARPRED_CUH */
