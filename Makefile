@@ -86,7 +86,7 @@ sanitize: $(GPU_TESTS)
 	@ok=1; for tool in $(SANITIZE_TOOLS); do \
 	  WARPRED_TEST_QUICK=1 tests/run.sh --wrap "$(SANITIZER) --tool $$tool --error-exitcode 99" $(GPU_TESTS) \
 	    > $(BUILD)/sanitize_$$tool.log 2>&1; rc=$$?; \
-	  grep -h "ERROR SUMMARY" $(BUILD)/sanitize_$$tool.log | sort | uniq -c | sed "s/^/$$tool: /"; \
+	  grep -h "SUMMARY" $(BUILD)/sanitize_$$tool.log | sort | uniq -c | sed "s/^/$$tool: /"; \
 	  tail -n 1 $(BUILD)/sanitize_$$tool.log | sed "s/^/$$tool: /"; \
 	  [ $$rc -eq 0 ] || ok=0; done; \
 	[ $$ok -eq 1 ] && echo "sanitize: all tools clean" || { echo "sanitize: FAILED (logs in $(BUILD)/sanitize_*.log)"; exit 1; }

@@ -49,7 +49,9 @@
                           lanes in a different order in each lane; commutativity is what makes
                           every lane get the bitwise-identical result).
    Every NaN a warpred min/max produces is the canonical quiet NaN: 0x7fffffff (float),
-   0x7fffffffffffffff (double), 0x7fff (__half, __nv_bfloat16), whatever NaNs went in.
+   0x7fffffffffffffff (double), 0x7fff (__half, __nv_bfloat16), whatever NaNs went in. A
+   reduction over a single value (Width 1, or a segment with one valid lane) applies no
+   operation and returns that value unchanged, NaN payload included.
 
    TYPES  int, unsigned, long long, unsigned long long, float, double, __half, __nv_bfloat16.
    Under nvcc this header includes <cuda_fp16.h> and <cuda_bf16.h>. Under NVRTC it includes
