@@ -33,7 +33,8 @@ endif
 TEST_FLAGS = $(NVFLAGS) -Itests $(CMOCKA_CFLAGS)
 
 HEADERS = $(wildcard warpred/*.cuh)
-GPU_TESTS = $(BUILD)/test_warp_reduce $(BUILD)/test_warp_reduce_noredux $(BUILD)/test_block_reduce
+GPU_TESTS = $(BUILD)/test_warp_reduce $(BUILD)/test_warp_reduce_noredux $(BUILD)/test_block_reduce \
+            $(BUILD)/test_atomics
 HOST_TESTS = $(BUILD)/test_host $(BUILD)/test_nvrtc
 SAMPLES = $(BUILD)/demo
 SANITIZE_TOOLS = memcheck racecheck synccheck initcheck

@@ -63,6 +63,26 @@ static const char *const wt_block_src =
     "    c[0] = warpred_block_reduce(c[threadIdx.x], warpred_op_xor());\n"
     "}\n";
 
+static const char *const wt_aggregate_src =
+    "#include <warpred/atomic_aggregate.cuh>\n"
+    "__global__ void k(int *a, unsigned *b, long long *c, unsigned long long *d, float *e, double *f) {\n"
+    "    a[1] = warpred_atomic_inc_agg(a) + warpred_atomic_add_agg(a, 3);\n"
+    "    b[1] = warpred_atomic_inc_agg(b) + warpred_atomic_add_agg(b, 3u);\n"
+    "    c[1] = warpred_atomic_add_agg(c, 3ll);\n"
+    "    d[1] = warpred_atomic_inc_agg(d) + warpred_atomic_add_agg(d, 3ull);\n"
+    "    e[1] = warpred_atomic_add_agg(e, 1.5f);\n"
+    "    f[1] = warpred_atomic_add_agg(f, 1.5);\n"
+    "}\n";
+
+static const char *const wt_minmax_src =
+    "#include <warpred/atomic_minmax.cuh>\n"
+    "__global__ void k(float *a, double *b) {\n"
+    "    a[1] = warpred_atomic_fmaximum(a, 1.0f) + warpred_atomic_fminimum(a, 1.0f)\n"
+    "         + warpred_atomic_fmaximum_num(a, 1.0f) + warpred_atomic_fminimum_num(a, 1.0f);\n"
+    "    b[1] = warpred_atomic_fmaximum(b, 1.0) + warpred_atomic_fminimum(b, 1.0)\n"
+    "         + warpred_atomic_fmaximum_num(b, 1.0) + warpred_atomic_fminimum_num(b, 1.0);\n"
+    "}\n";
+
 static const char *const wt_umbrella_src =
     "#include <warpred/warpred.cuh>\n"
     "__global__ void k(float *a) { a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_min()); }\n";
@@ -80,6 +100,8 @@ static const char *const wt_half_src =
 
 static void test_nvrtc_warp_reduce(void **state) { (void)state; wt_nvrtc_compile("warp_reduce", wt_warp_src, 0); }
 static void test_nvrtc_block_reduce(void **state) { (void)state; wt_nvrtc_compile("block_reduce", wt_block_src, 0); }
+static void test_nvrtc_atomic_aggregate(void **state) { (void)state; wt_nvrtc_compile("atomic_aggregate", wt_aggregate_src, 0); }
+static void test_nvrtc_atomic_minmax(void **state) { (void)state; wt_nvrtc_compile("atomic_minmax", wt_minmax_src, 0); }
 static void test_nvrtc_umbrella(void **state) { (void)state; wt_nvrtc_compile("warpred", wt_umbrella_src, 0); }
 static void test_nvrtc_half_types(void **state) { (void)state; wt_nvrtc_compile("half_types", wt_half_src, 1); }
 
@@ -101,6 +123,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nvrtc_warp_reduce),
         cmocka_unit_test(test_nvrtc_block_reduce),
+        cmocka_unit_test(test_nvrtc_atomic_aggregate),
+        cmocka_unit_test(test_nvrtc_atomic_minmax),
         cmocka_unit_test(test_nvrtc_umbrella),
         cmocka_unit_test(test_nvrtc_half_types),
         cmocka_unit_test(test_nvrtc_rejects_bad_source),
