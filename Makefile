@@ -37,13 +37,14 @@ GPU_TESTS = $(BUILD)/test_warp_reduce $(BUILD)/test_warp_reduce_noredux $(BUILD)
             $(BUILD)/test_atomics
 HOST_TESTS = $(BUILD)/test_host $(BUILD)/test_nvrtc
 SAMPLES = $(BUILD)/demo
+BENCHES = $(BUILD)/bench_atomics
 SANITIZE_TOOLS = memcheck racecheck synccheck initcheck
 SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOME)/bin/compute-sanitizer)
 
 .PHONY: all test sanitize run bench archs headers link clean check-cmocka
 .DELETE_ON_ERROR:
 
-all: $(GPU_TESTS) $(HOST_TESTS) $(SAMPLES)
+all: $(GPU_TESTS) $(HOST_TESTS) $(SAMPLES) $(BENCHES)
 
 check-cmocka:
 	@printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\n' \
@@ -91,6 +92,13 @@ sanitize: $(GPU_TESTS)
 	  tail -n 1 $(BUILD)/sanitize_$$tool.log | sed "s/^/$$tool: /"; \
 	  [ $$rc -eq 0 ] || ok=0; done; \
 	[ $$ok -eq 1 ] && echo "sanitize: all tools clean" || { echo "sanitize: FAILED (logs in $(BUILD)/sanitize_*.log)"; exit 1; }
+
+BENCH_FLAGS = -std=c++17 -O3 -DNDEBUG -lineinfo -I. -Ibench $(WARN)
+$(BUILD)/bench_%: bench/bench_%.cu bench/bench_util.h $(HEADERS) | $(BUILD)
+	$(NVCC) $(BENCH_FLAGS) $(call gencode,$(ARCHS)) $< -o $@
+
+bench: $(BENCHES)
+	$(BUILD)/bench_atomics $(BUILD)/bench_atomics.csv
 
 run: $(BUILD)/demo
 	$(BUILD)/demo
