@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# What a GPU session runs in one go (see README, "Working on a GPU machine"): build for the
+# GPU's arch, make test, make sanitize, make run, make bench; logs under $OUT (or build/).
+# Usage: scripts/device_check.sh [make args...]   e.g. CMOCKA_PREFIX=$PWD/.deps/cmocka/usr
+set -uo pipefail
+out=${OUT:-build/device}
+mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin"
+args=(ARCHS=90 "$@")
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
+make -j16 "${args[@]}" all > "$out/build.log" 2>&1 || { tail -n 60 "$out/build.log"; exit 1; }
+status=0
+make "${args[@]}" test > "$out/test.log" 2>&1 || status=1
+grep -E "^\[  (FAILED|ERROR) |^ERROR|^failing|^tests:|^note:" "$out/test.log"
+make "${args[@]}" sanitize 2>&1 | tee "$out/sanitize.log" | tail -n 12 || status=1
+make "${args[@]}" run > "$out/run.log" 2>&1 || status=1
+tail -n 7 "$out/run.log"
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+    make "${args[@]}" bench > "$out/bench.log" 2>&1 || status=1
+    cat "$out/bench.log" | grep -v "^/usr/local/cuda/bin/nvcc\|^build/"
+    cp build/sm_90/*.csv build/sm_90/*.png "$out/" 2>/dev/null
+fi
+exit $status
