@@ -34,7 +34,7 @@ TEST_FLAGS = $(NVFLAGS) -Itests $(CMOCKA_CFLAGS)
 
 HEADERS = $(wildcard warpred/*.cuh)
 GPU_TESTS = $(BUILD)/test_warp_reduce $(BUILD)/test_warp_reduce_noredux $(BUILD)/test_block_reduce \
-            $(BUILD)/test_atomics
+            $(BUILD)/test_atomics $(BUILD)/test_grid_reduce
 HOST_TESTS = $(BUILD)/test_host $(BUILD)/test_nvrtc
 SAMPLES = $(BUILD)/demo
 BENCHES = $(BUILD)/bench_atomics
@@ -68,7 +68,7 @@ link: | $(BUILD)
 	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) -rdc=true tests/link_a.cu tests/link_b.cu -o $(BUILD)/link_rdc
 	@echo "two translation units link (whole-program and -rdc): ok"
 
-$(BUILD)/test_%: tests/test_%.cu tests/wt.h tests/wt_types.h $(HEADERS) | check-cmocka $(BUILD)
+$(BUILD)/test_%: tests/test_%.cu tests/wt.h tests/wt_types.h $(HEADERS) $(wildcard samples/*/*.cuh) | check-cmocka $(BUILD)
 	$(NVCC) $(TEST_FLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_warp_reduce_noredux: tests/test_warp_reduce.cu tests/wt.h tests/wt_types.h $(HEADERS) | check-cmocka $(BUILD)

@@ -83,6 +83,16 @@ static const char *const wt_minmax_src =
     "         + warpred_atomic_fmaximum_num(b, 1.0) + warpred_atomic_fminimum_num(b, 1.0);\n"
     "}\n";
 
+static const char *const wt_grid_src =
+    "#include <warpred/grid_reduce.cuh>\n"
+    "__global__ void k(const float *x, warpred_grid_scratch s, float *out, double *d, int *i) {\n"
+    "    warpred_grid_reduce(x[threadIdx.x], warpred_op_sum(), s, out);\n"
+    "    warpred_grid_reduce((double)x[threadIdx.x], warpred_op_max(), s, d);\n"
+    "    if (warpred_grid_reduce((int)x[threadIdx.x], warpred_op_xor(), s, i)) i[1] = 1;\n"
+    "    d[1] = warpred_block_reduce_first_n((double)x[0], warpred_op_min(), 3)\n"
+    "         + warpred_block_allreduce_first_n((double)x[1], warpred_op_sum(), 5);\n"
+    "}\n";
+
 static const char *const wt_umbrella_src =
     "#include <warpred/warpred.cuh>\n"
     "__global__ void k(float *a) { a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_min()); }\n";
@@ -102,6 +112,7 @@ static void test_nvrtc_warp_reduce(void **state) { (void)state; wt_nvrtc_compile
 static void test_nvrtc_block_reduce(void **state) { (void)state; wt_nvrtc_compile("block_reduce", wt_block_src, 0); }
 static void test_nvrtc_atomic_aggregate(void **state) { (void)state; wt_nvrtc_compile("atomic_aggregate", wt_aggregate_src, 0); }
 static void test_nvrtc_atomic_minmax(void **state) { (void)state; wt_nvrtc_compile("atomic_minmax", wt_minmax_src, 0); }
+static void test_nvrtc_grid_reduce(void **state) { (void)state; wt_nvrtc_compile("grid_reduce", wt_grid_src, 0); }
 static void test_nvrtc_umbrella(void **state) { (void)state; wt_nvrtc_compile("warpred", wt_umbrella_src, 0); }
 static void test_nvrtc_half_types(void **state) { (void)state; wt_nvrtc_compile("half_types", wt_half_src, 1); }
 
@@ -125,6 +136,7 @@ int main(void)
         cmocka_unit_test(test_nvrtc_block_reduce),
         cmocka_unit_test(test_nvrtc_atomic_aggregate),
         cmocka_unit_test(test_nvrtc_atomic_minmax),
+        cmocka_unit_test(test_nvrtc_grid_reduce),
         cmocka_unit_test(test_nvrtc_umbrella),
         cmocka_unit_test(test_nvrtc_half_types),
         cmocka_unit_test(test_nvrtc_rejects_bad_source),

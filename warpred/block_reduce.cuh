@@ -6,6 +6,12 @@
                                       an unspecified value
      warpred_block_allreduce(v, op)   result in every thread of the block
 
+   and, when only the first n threads (linear index 0..n-1, 1 <= n <= block size) hold a
+   value, as in the last block over an array, while every thread still calls:
+
+     warpred_block_reduce_first_n(v, op, n)     result in thread 0
+     warpred_block_allreduce_first_n(v, op, n)  result in every thread
+
    USAGE
        #include <warpred/block_reduce.cuh>
 
@@ -44,13 +50,13 @@
        __syncthreads()). Blocks of up to 32 threads only shuffle, but keep the rule anyway.
      - All threads pass the same op.
 
-   SHARED MEMORY AND BACK-TO-BACK CALLS  Each value type owns a static
-   __shared__ array of 33 elements (at most 264 bytes); you declare nothing. The function
-   places its own barriers so that calls may follow each other directly or sit in a loop
-   with no __syncthreads() of yours in between: the partials of the next call are written
-   only after every thread has passed a barrier that comes after the last read of the
-   previous call's partials. Cost: two __syncthreads() per call (one for blocks of up to 32
-   threads: none).
+   SHARED MEMORY AND BACK-TO-BACK CALLS  Each value type owns a static __shared__ array of
+   33 elements (at most 264 bytes); you declare nothing. The functions place their own
+   barriers so that calls may follow each other directly or sit in a loop with no
+   __syncthreads() of yours in between: the partials of the next call are written only after
+   every thread has passed a barrier that comes after the last read of the previous call's
+   partials. Cost: two __syncthreads() per call; none for blocks of up to 32 threads, which
+   only shuffle.
 
    CONFIGURATION (define before including)
      WARPRED_ASSERT(cond)  device-side precondition check; default assert(cond).
@@ -89,56 +95,95 @@ __device__ __forceinline__ T *warpred__block_slots(void)
     return reinterpret_cast<T *>(raw);
 }
 
-/* A reduction over the first n lanes of the calling warp, n in 1..32. */
+/* A reduction over the first n lanes of the calling warp, n in 1..32, only they calling. */
 template <typename T, typename Op>
 __device__ __forceinline__ T warpred__warp_reduce_first(T v, Op op, int n)
 {
     return n >= 32 ? warpred_warp_reduce(v, op) : warpred_warp_reduce_n(v, op, n);
 }
 
-/* Stage 1: each warp's partial goes to slots[warp], then a barrier makes them visible. */
+/* Lanes 0..present-1 of the warp call; the values of lanes 0..valid-1 count (1 <= valid <=
+   present). Result in lane 0. */
 template <typename T, typename Op>
-__device__ __forceinline__ void warpred__block_store_partials(T v, Op op, T *slots, int nthreads, int tid)
+__device__ __forceinline__ T warpred__warp_reduce_valid(T v, Op op, int present, int valid)
 {
-    v = warpred__warp_reduce_first(v, op, nthreads - (tid & ~31));
-    if ((tid & 31) == 0) slots[tid >> 5] = v;
-    __syncthreads();
+    if (valid == present) return warpred__warp_reduce_first(v, op, valid);
+    return warpred__down_n<32>(v, op, valid, warpred__lane_id(), warpred__first_lanes(present), warpred__bool<false>());
 }
 
+/* The values of threads 0..n-1 of the block reduced, every thread calling. Stage 1 leaves
+   one partial per warp that holds a value in slots[]; after a barrier warp 0 folds them.
+   Reduce: the result is in thread 0; a second barrier follows the last read of slots[].
+   Broadcast: warp 0 puts the result in slots[32]; a second barrier, then everyone reads it.
+   Either way every read of slots[0..31] precedes the second barrier, and the next call
+   writes them only after it; slots[32] is written by the next call only after its first
+   barrier, which each thread reaches only after reading slots[32] here. So calls may follow
+   each other with no barrier of the caller's. */
+template <bool Broadcast, typename T, typename Op>
+__device__ __forceinline__ T warpred__block_reduce_first(T v, Op op, T *slots, int nthreads, int n)
+{
+    const int tid = warpred__block_thread_id();
+    const int warp_first = tid & ~31;
+    const int valid = n - warp_first; /* values this warp holds, if positive */
+    if (valid > 0) {
+        const int present = nthreads - warp_first;
+        v = warpred__warp_reduce_valid(v, op, present < 32 ? present : 32, valid < 32 ? valid : 32);
+        if ((tid & 31) == 0) slots[tid >> 5] = v;
+    }
+    __syncthreads();
+    const int nwarps = (n + 31) >> 5;
+    const bool folds = tid < nwarps;
+    if (Broadcast) {
+        if (folds) {
+            v = warpred__warp_reduce_first(slots[tid], op, nwarps);
+            if (tid == 0) slots[32] = v;
+        }
+        __syncthreads();
+        return slots[32];
+    }
+    if (folds) v = slots[tid];
+    __syncthreads();
+    if (folds) v = warpred__warp_reduce_first(v, op, nwarps);
+    return v;
+}
+
+/* Block result in thread 0 (threadIdx 0,0,0); every thread of the block calls. */
 template <typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce(T v, Op op)
 {
     const int nthreads = warpred__block_threads();
     if (nthreads <= 32) return warpred_warp_reduce_n(v, op, nthreads);
-    T *slots = warpred__block_slots<T>();
-    const int tid = warpred__block_thread_id();
-    const int nwarps = (nthreads + 31) >> 5;
-    warpred__block_store_partials(v, op, slots, nthreads, tid);
-    const bool folds = tid < nwarps;
-    if (folds) v = slots[tid];
-    __syncthreads(); /* every read of the partials is done: the next call may write them */
-    if (folds) v = warpred__warp_reduce_first(v, op, nwarps);
-    return v;
+    return warpred__block_reduce_first<false>(v, op, warpred__block_slots<T>(), nthreads, nthreads);
 }
 
+/* Block result in every thread; every thread of the block calls. */
 template <typename T, typename Op>
 __device__ __forceinline__ T warpred_block_allreduce(T v, Op op)
 {
     const int nthreads = warpred__block_threads();
     if (nthreads <= 32) return warpred_warp_allreduce_n(v, op, nthreads);
-    T *slots = warpred__block_slots<T>();
-    const int tid = warpred__block_thread_id();
-    const int nwarps = (nthreads + 31) >> 5;
-    warpred__block_store_partials(v, op, slots, nthreads, tid);
-    if (tid < nwarps) {
-        v = warpred__warp_reduce_first(slots[tid], op, nwarps);
-        if (tid == 0) slots[32] = v;
-    }
-    /* Slot 32 is written by the next call only after that call's first barrier, which every
-       thread reaches only after reading slot 32 here; the partials were all read before this
-       barrier, and the next call writes them only after it. */
-    __syncthreads();
-    return slots[32];
+    return warpred__block_reduce_first<true>(v, op, warpred__block_slots<T>(), nthreads, nthreads);
+}
+
+/* Every thread calls; only the values of threads 0..n-1 (linear index) count, 1 <= n <= block
+   size. Result in thread 0. For the tail of an array, where the other threads have no value. */
+template <typename T, typename Op>
+__device__ __forceinline__ T warpred_block_reduce_first_n(T v, Op op, int n)
+{
+    const int nthreads = warpred__block_threads();
+    WARPRED_ASSERT(n >= 1 && n <= nthreads);
+    if (nthreads <= 32) return warpred__warp_reduce_valid(v, op, nthreads, n);
+    return warpred__block_reduce_first<false>(v, op, warpred__block_slots<T>(), nthreads, n);
+}
+
+/* As warpred_block_reduce_first_n, with the result in every thread. */
+template <typename T, typename Op>
+__device__ __forceinline__ T warpred_block_allreduce_first_n(T v, Op op, int n)
+{
+    const int nthreads = warpred__block_threads();
+    WARPRED_ASSERT(n >= 1 && n <= nthreads);
+    if (nthreads <= 32) return __shfl_sync(warpred__first_lanes(nthreads), warpred__warp_reduce_valid(v, op, nthreads, n), 0);
+    return warpred__block_reduce_first<true>(v, op, warpred__block_slots<T>(), nthreads, n);
 }
 
 #endif /* WARPRED_BLOCK_REDUCE_CUH */

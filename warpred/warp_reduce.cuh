@@ -336,20 +336,21 @@ __device__ __forceinline__ T warpred__butterfly(T v, Op op, warpred__bool<false>
     return v;
 }
 
+/* The lanes in `present` call (the first few lanes of the warp); the values of lanes 0..n-1
+   count (n <= lanes present). The redux path is only taken when the two coincide. */
 template <int Width, typename T, typename Op>
-__device__ __forceinline__ T warpred__down_n(T v, Op, int n, unsigned, warpred__bool<true>)
+__device__ __forceinline__ T warpred__down_n(T v, Op, int, unsigned, unsigned present, warpred__bool<true>)
 {
-    return warpred__redux<T, Op>::run(warpred__first_lanes(n), v);
+    return warpred__redux<T, Op>::run(present, v);
 }
 
 template <int Width, typename T, typename Op>
-__device__ __forceinline__ T warpred__down_n(T v, Op op, int n, unsigned lane, warpred__bool<false>)
+__device__ __forceinline__ T warpred__down_n(T v, Op op, int n, unsigned lane, unsigned present, warpred__bool<false>)
 {
-    const unsigned mask = warpred__first_lanes(n);
 #pragma unroll
     for (int offset = 1; offset < Width; offset <<= 1) {
-        /* Every lane in mask must take part in the shuffle; only valid sources are used. */
-        T other = __shfl_down_sync(mask, v, offset, Width);
+        /* Every present lane must take part in the shuffle; only valid sources are used. */
+        T other = __shfl_down_sync(present, v, offset, Width);
         if ((int)lane + offset < n) v = op(v, other);
     }
     return v;
@@ -392,7 +393,8 @@ __device__ __forceinline__ T warpred_warp_reduce_n(T v, Op op, int n)
     (void)sizeof(warpred__check_width<Width>);
     const unsigned lane = warpred__lane_id();
     WARPRED_ASSERT(n >= 1 && n <= 32 && (int)lane < n);
-    return warpred__down_n<Width>(v, op, n, lane, typename warpred__use_redux<Width, T, Op>::type());
+    return warpred__down_n<Width>(v, op, n, lane, warpred__first_lanes(n),
+                                  typename warpred__use_redux<Width, T, Op>::type());
 }
 
 /* Only lanes 0..n-1 call; result in every calling lane. */

@@ -5,6 +5,7 @@
      block_reduce.cuh  block reductions for any block shape (result in thread 0, or everywhere)
      atomic_aggregate.cuh  warp-aggregated atomic increment and add
      atomic_minmax.cuh     exact atomic max/min for float and double (two NaN policies)
+     grid_reduce.cuh       one result for a whole grid in a single launch, deterministic
    Each header's top comment is its manual.
 */
 #ifndef WARPRED_CUH
@@ -13,4 +14,5 @@
 #include "block_reduce.cuh"
 #include "atomic_aggregate.cuh"
 #include "atomic_minmax.cuh"
+#include "grid_reduce.cuh"
 #endif /* WARPRED_CUH */
