@@ -17,32 +17,49 @@ __global__ void k_block(const T *in, T *red, T *all)
     all[i] = a;
 }
 
+/* Only the first n threads' values count (the others pass garbage: their poisoned input). */
+template <typename T, typename Op>
+__global__ void k_block_first_n(const T *in, int n, T *red, T *all)
+{
+    const int nthreads = blockDim.x * blockDim.y * blockDim.z;
+    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const int i = blockIdx.x * nthreads + tid;
+    T r = warpred_block_reduce_first_n(in[i], Op(), n);
+    T a = warpred_block_allreduce_first_n(in[i], Op(), n);
+    if (tid == 0) red[blockIdx.x] = r;
+    all[i] = a;
+}
+
 /* Runs k_block on `blocks` blocks of shape `shape` with fresh inputs; fails with a message on
    the first wrong output. */
 template <typename T, typename Op>
-static void run_block(int op, dim3 shape, int blocks, int special)
+static void run_block(int op, dim3 shape, int blocks, int special, int first_n = 0)
 {
     const int nthreads = shape.x * shape.y * shape.z;
+    const int valid = first_n ? first_n : nthreads;
     const size_t count = (size_t)blocks * nthreads, bytes = count * sizeof(T);
     T *in = (T *)malloc(bytes), *all = (T *)malloc(bytes), *red = (T *)malloc(blocks * sizeof(T));
     for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(special);
+    for (size_t i = 0; i < count; i++) /* values past the first n must not count: make them loud */
+        if ((int)(i % nthreads) >= valid) memset((void *)&in[i], WT_POISON, sizeof(T));
     T *d_in = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(blocks * sizeof(T));
     wt_to_dev(d_in, in, bytes);
-    k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
+    if (first_n) k_block_first_n<T, Op><<<blocks, shape>>>(d_in, first_n, d_red, d_all);
+    else k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
     WT_LAUNCHED();
     wt_to_host(red, d_red, blocks * sizeof(T));
     wt_to_host(all, d_all, bytes);
     for (int b = 0; b < blocks; b++) {
         wt_ref<T> ref;
-        ref.fold(op, in + (size_t)b * nthreads, nthreads);
+        ref.fold(op, in + (size_t)b * nthreads, valid);
         char why[300];
-        if (!ref.matches(op, red[b], nthreads, why, sizeof why))
-            fail_msg("%s %s block (%u,%u,%u) #%d, reduce: %s", wt_type<T>::name(), wt_op_name[op], shape.x, shape.y,
-                     shape.z, b, why);
+        if (!ref.matches(op, red[b], valid, why, sizeof why))
+            fail_msg("%s %s block (%u,%u,%u) #%d, first %d values, reduce: %s", wt_type<T>::name(), wt_op_name[op], shape.x,
+                     shape.y, shape.z, b, valid, why);
         for (int t = 0; t < nthreads; t++) {
             T got = all[(size_t)b * nthreads + t];
             if (wt_type<T>::bits(got) != wt_type<T>::bits(all[(size_t)b * nthreads]) ||
-                !ref.matches(op, got, nthreads, why, sizeof why))
+                !ref.matches(op, got, valid, why, sizeof why))
                 fail_msg("%s %s block (%u,%u,%u) #%d, allreduce thread %d: %s (or differs from thread 0)",
                          wt_type<T>::name(), wt_op_name[op], shape.x, shape.y, shape.z, b, t, why);
         }
@@ -66,11 +83,33 @@ static void run_every_size(void)
     }
 }
 
+static const dim3 wt_shapes[] = {dim3(1000), dim3(1024), dim3(33), dim3(17), dim3(96), dim3(7, 5, 3),
+                                 dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64)};
+
+/* warpred_block_reduce_first_n / allreduce_first_n: n = 1, a middle value, all but one, all. */
+template <typename T, typename Op>
+static void run_first_n(int op, int special)
+{
+    for (size_t s = 0; s < sizeof wt_shapes / sizeof wt_shapes[0]; s++) {
+        const int nthreads = wt_shapes[s].x * wt_shapes[s].y * wt_shapes[s].z;
+        const int ns[4] = {1, nthreads / 2 + 3 <= nthreads ? nthreads / 2 + 3 : nthreads, nthreads > 1 ? nthreads - 1 : 1, nthreads};
+        for (int k = 0; k < 4; k++) run_block<T, Op>(op, wt_shapes[s], 3, special, ns[k]);
+    }
+}
+
+static void test_first_n(void **state)
+{
+    WT_NEED_GPU(state);
+    run_first_n<int, warpred_op_sum>(WT_SUM, 0);
+    run_first_n<float, warpred_op_sum>(WT_SUM, 0);
+    run_first_n<double, warpred_op_max>(WT_MAX, 1);
+    run_first_n<unsigned, warpred_op_and>(WT_AND, 1);
+    run_first_n<__half, warpred_op_min_num>(WT_MIN_NUM, 1);
+}
+
 static void test_every_size_int(void **state) { WT_NEED_GPU(state); run_every_size<int>(); }
 static void test_every_size_float(void **state) { WT_NEED_GPU(state); run_every_size<float>(); }
 
-static const dim3 wt_shapes[] = {dim3(1000), dim3(1024), dim3(33), dim3(17), dim3(96), dim3(7, 5, 3),
-                                 dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64)};
 
 template <typename T, typename Op>
 static void run_shapes(int op, int special)
@@ -255,6 +294,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_doc_snippets),
+        cmocka_unit_test(test_first_n),
         cmocka_unit_test(test_every_size_int),
         cmocka_unit_test(test_every_size_float),
         cmocka_unit_test(test_ops_int),
