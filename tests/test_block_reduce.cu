@@ -17,6 +17,26 @@ __global__ void k_block(const T *in, T *red, T *all)
     all[i] = a;
 }
 
+/* A value that changes the result of op if it is wrongly counted: the extreme of the
+   type for min/max, a large value for sums, the poison bit pattern for bitwise ops. */
+template <typename T>
+static T wt_loud(int op)
+{
+    const int is_min = op == WT_MIN || op == WT_MIN_NUM, is_max = op == WT_MAX || op == WT_MAX_NUM;
+    if constexpr (!wt_type<T>::is_int) {
+        return wt_type<T>::from_d(is_min ? -60000.0 : 60000.0);
+    } else {
+        T v;
+        memset((void *)&v, WT_POISON, sizeof v);
+        if (is_min || is_max) {
+            const T zero = (T)0, ones = (T)~zero;
+            const T smallest = ones < zero ? (T)(1ull << (sizeof(T) * 8 - 1)) : zero; /* signed: the sign bit alone */
+            v = is_min ? smallest : (T)~smallest;
+        }
+        return v;
+    }
+}
+
 /* Only the first n threads' values count (the others pass garbage: their poisoned input). */
 template <typename T, typename Op>
 __global__ void k_block_first_n(const T *in, int n, T *red, T *all)
@@ -41,7 +61,7 @@ static void run_block(int op, dim3 shape, int blocks, int special, int first_n =
     T *in = (T *)malloc(bytes), *all = (T *)malloc(bytes), *red = (T *)malloc(blocks * sizeof(T));
     for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(special);
     for (size_t i = 0; i < count; i++) /* values past the first n must not count: make them loud */
-        if ((int)(i % nthreads) >= valid) memset((void *)&in[i], WT_POISON, sizeof(T));
+        if ((int)(i % nthreads) >= valid) in[i] = wt_loud<T>(op);
     T *d_in = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(blocks * sizeof(T));
     wt_to_dev(d_in, in, bytes);
     if (first_n) k_block_first_n<T, Op><<<blocks, shape>>>(d_in, first_n, d_red, d_all);
