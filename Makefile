@@ -36,8 +36,8 @@ HEADERS = $(wildcard warpred/*.cuh)
 GPU_TESTS = $(BUILD)/test_warp_reduce $(BUILD)/test_warp_reduce_noredux $(BUILD)/test_block_reduce \
             $(BUILD)/test_atomics $(BUILD)/test_grid_reduce
 HOST_TESTS = $(BUILD)/test_host $(BUILD)/test_nvrtc
-SAMPLES = $(BUILD)/demo
-BENCHES = $(BUILD)/bench_atomics
+SAMPLES = $(BUILD)/demo $(BUILD)/device_sum
+BENCHES = $(BUILD)/bench_atomics $(BUILD)/bench_reduce
 SANITIZE_TOOLS = memcheck racecheck synccheck initcheck
 SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOME)/bin/compute-sanitizer)
 
@@ -94,14 +94,21 @@ sanitize: $(GPU_TESTS)
 	[ $$ok -eq 1 ] && echo "sanitize: all tools clean" || { echo "sanitize: FAILED (logs in $(BUILD)/sanitize_*.log)"; exit 1; }
 
 BENCH_FLAGS = -std=c++17 -O3 -DNDEBUG -lineinfo -I. -Ibench $(WARN)
-$(BUILD)/bench_%: bench/bench_%.cu bench/bench_util.h $(HEADERS) | $(BUILD)
+$(BUILD)/bench_%: bench/bench_%.cu bench/bench_util.h $(HEADERS) $(wildcard samples/*/*.cuh) | $(BUILD)
 	$(NVCC) $(BENCH_FLAGS) $(call gencode,$(ARCHS)) $< -o $@
 
+# Tables on stdout, CSVs and the bandwidth plot in $(BUILD) (the plot needs python3 + matplotlib).
 bench: $(BENCHES)
+	$(BUILD)/bench_reduce $(BUILD)/bench_reduce.csv
 	$(BUILD)/bench_atomics $(BUILD)/bench_atomics.csv
+	python3 bench/plot_bandwidth.py $(BUILD)/bench_reduce.csv $(BUILD)/bench_sum_bandwidth.png
 
-run: $(BUILD)/demo
+$(BUILD)/device_sum: samples/device_sum/main.cu samples/device_sum/device_sum.cuh $(HEADERS) | $(BUILD)
+	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) $< -o $@
+
+run: $(SAMPLES)
 	$(BUILD)/demo
+	$(BUILD)/device_sum
 
 # The whole build for every supported arch with warnings as errors (CI runs this).
 archs:
