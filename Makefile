@@ -33,7 +33,7 @@ endif
 TEST_FLAGS = $(NVFLAGS) -Itests $(CMOCKA_CFLAGS)
 
 HEADERS = $(wildcard warpred/*.cuh)
-GPU_TESTS = $(BUILD)/test_warp_reduce $(BUILD)/test_warp_reduce_noredux $(BUILD)/test_block_reduce \
+GPU_TESTS = $(BUILD)/test_warp_reduce $(BUILD)/test_warp_reduce_generic $(BUILD)/test_block_reduce \
             $(BUILD)/test_atomics $(BUILD)/test_grid_reduce
 HOST_TESTS = $(BUILD)/test_host $(BUILD)/test_nvrtc
 SAMPLES = $(BUILD)/demo $(BUILD)/device_sum
@@ -71,8 +71,8 @@ link: | $(BUILD)
 $(BUILD)/test_%: tests/test_%.cu tests/wt.h tests/wt_types.h $(HEADERS) $(wildcard samples/*/*.cuh) | check-cmocka $(BUILD)
 	$(NVCC) $(TEST_FLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
-$(BUILD)/test_warp_reduce_noredux: tests/test_warp_reduce.cu tests/wt.h tests/wt_types.h $(HEADERS) | check-cmocka $(BUILD)
-	$(NVCC) $(TEST_FLAGS) -DWARPRED_NO_REDUX $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
+$(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu tests/wt.h tests/wt_types.h $(HEADERS) | check-cmocka $(BUILD)
+	$(NVCC) $(TEST_FLAGS) -DWARPRED_NO_REDUX -DWARPRED__NO_NAN_MINMAX $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_nvrtc: tests/test_nvrtc.cu tests/wt.h | check-cmocka $(BUILD)
 	$(NVCC) $(TEST_FLAGS) -DWT_REPO_DIR='"$(CURDIR)"' -DWT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' $< -o $@ \

@@ -111,6 +111,16 @@ __device__ __forceinline__ T warpred__warp_reduce_valid(T v, Op op, int present,
     return warpred__down_n<32>(v, op, valid, warpred__lane_id(), warpred__first_lanes(present), warpred__bool<false>());
 }
 
+/* slots[0] op slots[1] op ... op slots[count-1], left to right. */
+template <typename T, typename Op>
+__device__ __forceinline__ T warpred__fold_in_order(const T *slots, Op op, int count)
+{
+    T v = slots[0];
+#pragma unroll 4
+    for (int i = 1; i < count; i++) v = op(v, slots[i]);
+    return v;
+}
+
 /* The values of threads 0..n-1 of the block reduced, every thread calling. Stage 1 leaves
    one partial per warp that holds a value in slots[]; after a barrier warp 0 folds them.
    Reduce: the result is in thread 0; a second barrier follows the last read of slots[].
@@ -132,14 +142,23 @@ __device__ __forceinline__ T warpred__block_reduce_first(T v, Op op, T *slots, i
     }
     __syncthreads();
     const int nwarps = (n + 31) >> 5;
-    const bool folds = tid < nwarps;
+    /* Up to 16 partials: thread 0 folds them in order, a chain of at most 15 operations with
+       the shared-memory loads in flight together, which is shorter than five dependent
+       shuffles. More: warp 0 shuffles. */
+    const bool serial = nwarps <= 16;
+    const bool folds = serial ? tid == 0 : tid < nwarps;
     if (Broadcast) {
         if (folds) {
-            v = warpred__warp_reduce_first(slots[tid], op, nwarps);
+            v = serial ? warpred__fold_in_order(slots, op, nwarps) : warpred__warp_reduce_first(slots[tid], op, nwarps);
             if (tid == 0) slots[32] = v;
         }
         __syncthreads();
         return slots[32];
+    }
+    if (serial) {
+        if (folds) v = warpred__fold_in_order(slots, op, nwarps);
+        __syncthreads();
+        return v;
     }
     if (folds) v = slots[tid];
     __syncthreads();

@@ -45,16 +45,21 @@
    own. capacity must be at least the number of blocks of every launch that uses it.
 
    DETERMINISM  For a fixed grid size, block size and per-thread values the result is bitwise
-   identical on every run: no floating-point atomics are involved; the last block folds the
-   partials in a fixed order (thread t takes partials t, t + blockDim, ... in turn) and then
-   runs the fixed block reduction tree. Which block happens to finish last does not matter.
+   identical on every run: no floating-point atomics are involved; the last block's warp 0
+   folds the partials in a fixed order (lane l takes partials l, l + 32, ... in turn) and then
+   runs the fixed warp reduction tree. Which block happens to finish last does not matter.
 
-   MEMORY ORDERING  A block's thread 0 stores its partial, then __threadfence() (a GPU-scope
-   fence), then increments the counter with a relaxed atomic. The thread that draws the last
-   ticket runs __threadfence() after its atomic; fence-atomic ... atomic-fence is the PTX
-   release/acquire pattern, so every partial stored before another block's increment is
-   visible to it. A __syncthreads() then extends that to its whole block, and the partials
-   are read with ld.global.cg (L2, bypassing the non-coherent L1) for good measure.
+   MEMORY ORDERING  A block's thread 0 stores its partial, then takes a ticket with
+   atom.acq_rel.gpu (an atomic add that is both a release and an acquire at GPU scope). The
+   counter's atomics form one chain, so the thread that draws the last ticket has
+   synchronized with every earlier ticket's release: every partial is visible to it. A
+   __syncwarp() (which orders memory among the warp's threads) passes that on to the rest of
+   warp 0, which folds the partials, reading them with ld.global.cg (from L2, past the
+   non-coherent L1) for good measure. One block: no partials and no counter at all.
+
+   COST  After its block reduction, each block's thread 0 does one store and one atomic;
+   the last block's warp 0 then folds the partials (the other warps of every block return at
+   once) and runs one warp reduction.
 
    OPERATIONS AND TYPES  those of block_reduce.cuh (warpred_op_sum, _min, _max, _min_num,
    _max_num, _and, _or, _xor or your own; int, unsigned, long long, unsigned long long, float,
@@ -92,42 +97,69 @@ typedef struct warpred_grid_scratch {
 /* Partials are read once, by another block than the one that wrote them: through L2. */
 template <typename T> __device__ __forceinline__ T warpred__load_cg(const T *p) { return __ldcg(p); }
 
+/* atomicAdd with acquire-release semantics at GPU scope: the release half publishes this
+   thread's earlier stores (the partial) with the ticket, the acquire half makes the stores
+   published with every earlier ticket visible to this thread's later loads. */
+__device__ __forceinline__ unsigned warpred__ticket(unsigned *counter)
+{
+    unsigned ticket;
+    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(ticket) : "l"(counter) : "memory");
+    return ticket;
+}
+
+/* Lane l of warp 0 folds partials l, l + lanes, l + 2*lanes, ... in that order (loads four
+   at a time in flight); lanes with no partial hold nothing that counts. */
+template <typename T, typename Op>
+__device__ __forceinline__ T warpred__fold_partials(const T *partials, unsigned nblocks, unsigned lane, unsigned lanes, Op op)
+{
+    T acc = warpred__load_cg(&partials[lane < nblocks ? lane : 0]);
+    unsigned b = lane + lanes;
+    for (; b + 3 * lanes < nblocks; b += 4 * lanes) {
+        const T x0 = warpred__load_cg(&partials[b]), x1 = warpred__load_cg(&partials[b + lanes]);
+        const T x2 = warpred__load_cg(&partials[b + 2 * lanes]), x3 = warpred__load_cg(&partials[b + 3 * lanes]);
+        acc = op(op(op(op(acc, x0), x1), x2), x3);
+    }
+    for (; b < nblocks; b += lanes) acc = op(acc, warpred__load_cg(&partials[b]));
+    return acc;
+}
+
 template <typename T, typename Op>
 __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scratch scratch, T *out)
 {
-    __shared__ bool is_last;
     const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
     const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-    const bool leader = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+    const int tid = warpred__block_thread_id();
     T *partials = (T *)scratch.partials;
     WARPRED_ASSERT(nblocks <= scratch.capacity && scratch.counter != 0 && partials != 0);
 
     v = warpred_block_reduce(v, op);
-    if (leader) {
-        partials[block] = v;
-        __threadfence(); /* release: the partial before the ticket */
-        const unsigned ticket = atomicAdd(scratch.counter, 1u);
-        is_last = ticket == nblocks - 1;
-        if (is_last) __threadfence(); /* acquire: every other block's partial after its ticket */
+    if (nblocks == 1) { /* the only block is the last one: no partials, no counter */
+        if (tid == 0) *out = v;
+        return tid == 0;
     }
-    __syncthreads();
+    if (tid >= 32) return false; /* from here on only warp 0 works */
+    const int nthreads = warpred__block_threads();
+    const unsigned lanes = nthreads < 32 ? (unsigned)nthreads : 32u;
+    const unsigned warp0 = warpred__first_lanes((int)lanes);
+    unsigned is_last = 0;
+    if (tid == 0) {
+        partials[block] = v;
+        is_last = warpred__ticket(scratch.counter) == nblocks - 1;
+    }
+    /* The barrier carries thread 0's acquire to the rest of warp 0 (bar.warp.sync orders
+       memory among its threads), so their loads below see every block's partial. */
+    __syncwarp(warp0);
+    is_last = __shfl_sync(warp0, is_last, 0);
     if (!is_last) return false;
 
-    const int nthreads = warpred__block_threads();
-    const int tid = warpred__block_thread_id();
-    /* Thread t folds partials t, t + nthreads, ... in that order; with fewer blocks than
-       threads, only the first nblocks threads hold a value. */
-    T acc = v;
-    if ((unsigned)tid < nblocks) {
-        acc = warpred__load_cg(&partials[tid]);
-        for (unsigned b = tid + nthreads; b < nblocks; b += nthreads) acc = op(acc, warpred__load_cg(&partials[b]));
-    }
-    acc = warpred_block_reduce_first_n(acc, op, nblocks < (unsigned)nthreads ? (int)nblocks : nthreads);
-    if (leader) {
+    T acc = warpred__fold_partials(partials, nblocks, (unsigned)tid, lanes, op);
+    const int holders = nblocks < lanes ? (int)nblocks : (int)lanes;
+    acc = warpred__warp_reduce_valid(acc, op, (int)lanes, holders);
+    if (tid == 0) {
         *out = acc;
         *scratch.counter = 0; /* ready for the next launch; nobody else touches it in this one */
     }
-    return leader;
+    return tid == 0;
 }
 
 #ifndef __CUDACC_RTC__

@@ -123,50 +123,56 @@ __device__ __forceinline__ unsigned warpred__segment_mask(void)
     return (0xffffffffu >> (32 - Width)) << (warpred__lane_id() & ~(unsigned)(Width - 1));
 }
 
-/* Floating-point min/max work on the bit patterns: mapping them to signed integers whose order
-   is the IEEE total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN) gives -0 < +0 for
-   free and is immune to flush-to-zero. NaNs are handled before the key is used. */
-__device__ __forceinline__ int warpred__key(float x)
-{
-    int b = __float_as_int(x);
-    return b < 0 ? b ^ 0x7fffffff : b;
-}
-__device__ __forceinline__ long long warpred__key(double x)
-{
-    long long b = __double_as_longlong(x);
-    return b < 0 ? b ^ 0x7fffffffffffffffll : b;
-}
+/* Floating-point min/max. The hardware's max.f32/min.f32 return the number when one input is
+   NaN and the canonical NaN when both are; max.NaN/min.NaN (sm_80+, f32 only) return the
+   canonical NaN when either is. Neither orders -0 below +0, so a pair of zeros is settled on
+   the bits (AND keeps +0 for max, OR keeps -0 for min); that test is on bits too, so
+   flush-to-zero never turns a subnormal into a "zero". Inline PTX carries no .ftz, so
+   --use_fast_math changes nothing here. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED__NO_NAN_MINMAX)
+#  define WARPRED__HAS_NAN_MINMAX 1
+#else
+#  define WARPRED__HAS_NAN_MINMAX 0
+#endif
+
 __device__ __forceinline__ bool warpred__isnan(float x) { return (__float_as_uint(x) & 0x7fffffffu) > 0x7f800000u; }
 __device__ __forceinline__ bool warpred__isnan(double x)
 {
     return (__double_as_longlong(x) & 0x7fffffffffffffffll) > 0x7ff0000000000000ll;
 }
-__device__ __forceinline__ float warpred__nan(float) { return __int_as_float(0x7fffffff); }
-__device__ __forceinline__ double warpred__nan(double) { return __longlong_as_double(0x7fffffffffffffffll); }
+
+template <bool IsMax, bool Num> __device__ __forceinline__ float warpred__fminmax(float a, float b)
+{
+    float r;
+    if (WARPRED__HAS_NAN_MINMAX && !Num) {
+        if (IsMax) asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        else asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    } else {
+        if (IsMax) asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        else asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        if (!Num && (warpred__isnan(a) || warpred__isnan(b))) r = __int_as_float(0x7fffffff);
+    }
+    const unsigned ua = __float_as_uint(a), ub = __float_as_uint(b);
+    if (((ua | ub) << 1) == 0) r = __uint_as_float(IsMax ? ua & ub : ua | ub);
+    return r;
+}
+
+template <bool IsMax, bool Num> __device__ __forceinline__ double warpred__fminmax(double a, double b)
+{
+    double r;
+    if (IsMax) asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+    else asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+    if (!Num && (warpred__isnan(a) || warpred__isnan(b))) r = __longlong_as_double(0x7fffffffffffffffll);
+    const unsigned long long ua = __double_as_longlong(a), ub = __double_as_longlong(b);
+    if (((ua | ub) << 1) == 0) r = __longlong_as_double(IsMax ? ua & ub : ua | ub);
+    return r;
+}
 
 /* IEEE maximum/minimum (NaN wins) and maximumNumber/minimumNumber (NaN loses), -0 < +0. */
-template <typename F> __device__ __forceinline__ F warpred__fmaximum(F a, F b)
-{
-    if (warpred__isnan(a) || warpred__isnan(b)) return warpred__nan(a);
-    return warpred__key(a) >= warpred__key(b) ? a : b;
-}
-template <typename F> __device__ __forceinline__ F warpred__fminimum(F a, F b)
-{
-    if (warpred__isnan(a) || warpred__isnan(b)) return warpred__nan(a);
-    return warpred__key(a) <= warpred__key(b) ? a : b;
-}
-template <typename F> __device__ __forceinline__ F warpred__fmaximum_num(F a, F b)
-{
-    if (warpred__isnan(a)) return warpred__isnan(b) ? warpred__nan(a) : b;
-    if (warpred__isnan(b)) return a;
-    return warpred__key(a) >= warpred__key(b) ? a : b;
-}
-template <typename F> __device__ __forceinline__ F warpred__fminimum_num(F a, F b)
-{
-    if (warpred__isnan(a)) return warpred__isnan(b) ? warpred__nan(a) : b;
-    if (warpred__isnan(b)) return a;
-    return warpred__key(a) <= warpred__key(b) ? a : b;
-}
+template <typename F> __device__ __forceinline__ F warpred__fmaximum(F a, F b) { return warpred__fminmax<true, false>(a, b); }
+template <typename F> __device__ __forceinline__ F warpred__fminimum(F a, F b) { return warpred__fminmax<false, false>(a, b); }
+template <typename F> __device__ __forceinline__ F warpred__fmaximum_num(F a, F b) { return warpred__fminmax<true, true>(a, b); }
+template <typename F> __device__ __forceinline__ F warpred__fminimum_num(F a, F b) { return warpred__fminmax<false, true>(a, b); }
 
 /* 16-bit floats: both formats convert to float exactly, so compare as float and hand back
    the original 16-bit value (or the 16-bit canonical NaN). */
@@ -348,7 +354,7 @@ template <int Width, typename T, typename Op>
 __device__ __forceinline__ T warpred__down_n(T v, Op op, int n, unsigned lane, unsigned present, warpred__bool<false>)
 {
 #pragma unroll
-    for (int offset = 1; offset < Width; offset <<= 1) {
+    for (int offset = 1; offset < Width && offset < n; offset <<= 1) {
         /* Every present lane must take part in the shuffle; only valid sources are used. */
         T other = __shfl_down_sync(present, v, offset, Width);
         if ((int)lane + offset < n) v = op(v, other);
