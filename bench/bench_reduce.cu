@@ -164,6 +164,28 @@ static void bench_device_sum(FILE *csv)
                100.0 * us[SUM_WARPRED] / us[SUM_ACCURATE], us[SUM_CEILING], ep, ea);
     }
     printf("\n");
+
+    /* grid-size sweep below one wave: vectors per thread, warpred and the ceiling */
+    printf("grid sizing: median us per call for vectors per thread = 1, 2, 4 (default), 8\n\n");
+    printf("| N     | warpred 1 | 2      | 4      | 8      | ceiling 1 | 2      | 4      | 8      |\n");
+    printf("|-------|----------:|-------:|-------:|-------:|----------:|-------:|-------:|-------:|\n");
+    for (int e = 14; e <= 24; e += 2) {
+        float t[2][4];
+        for (int k = 0; k < 4; k++) {
+            plan.vectors_per_thread = 1u << k;
+            for (int w = 0; w < 2; w++) {
+                c.variant = w ? SUM_CEILING : SUM_WARPRED;
+                c.n = (size_t)1 << e;
+                c.calls = 0;
+                t[w][k] = bench_median_ms(sum_once, &c, 5, 101) * 1000.0f;
+                fprintf(csv, "grid_sizing,vectors per thread %d,%s,%zu,%.3f,,us\n", 1 << k, sum_name[c.variant], c.n, t[w][k]);
+            }
+        }
+        printf("| 2^%-3d | %9.2f | %6.2f | %6.2f | %6.2f | %9.2f | %6.2f | %6.2f | %6.2f |\n", e, t[0][0], t[0][1], t[0][2],
+               t[0][3], t[1][0], t[1][1], t[1][2], t[1][3]);
+    }
+    plan.vectors_per_thread = DEVICE_SUM_UNROLL;
+    printf("\n");
     BCHECK(cudaFree(c.x));
     BCHECK(cudaFree(c.out));
     BCHECK(cudaFree(c.cub_temp));

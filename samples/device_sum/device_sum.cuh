@@ -97,12 +97,14 @@ typedef struct {
     warpred_grid_scratch scratch; /* partials sized for double, the widest accumulator */
     double *total;                /* one accumulator's worth of device memory */
     unsigned max_blocks;          /* blocks that fit on the device at once */
+    unsigned vectors_per_thread;  /* below one wave, the grid gives each thread this many */
 } device_sum_plan;
 
-/* Grid size: enough blocks that each thread has a full unrolled step, at most one wave. */
+/* Grid size: enough blocks that each thread loads plan->vectors_per_thread vectors, at most
+   one wave (then the grid-stride loop takes over). */
 static inline unsigned device_sum_blocks(const device_sum_plan *plan, size_t n, int per_vector)
 {
-    const size_t per_block = (size_t)DEVICE_SUM_THREADS * DEVICE_SUM_UNROLL * per_vector;
+    const size_t per_block = (size_t)DEVICE_SUM_THREADS * plan->vectors_per_thread * per_vector;
     size_t blocks = (n + per_block - 1) / per_block;
     if (blocks < 1) blocks = 1;
     return blocks < plan->max_blocks ? (unsigned)blocks : plan->max_blocks;
@@ -118,6 +120,7 @@ static inline cudaError_t device_sum_plan_create(device_sum_plan *plan)
                                                             DEVICE_SUM_THREADS, 0);
     if (err != cudaSuccess) return err;
     plan->max_blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
+    plan->vectors_per_thread = DEVICE_SUM_UNROLL;
     err = warpred_grid_scratch_create(&plan->scratch, plan->max_blocks, sizeof(double), NULL);
     if (err == cudaSuccess) err = cudaMalloc((void **)&plan->total, sizeof(double));
     return err;
