@@ -72,7 +72,7 @@ $(BUILD)/test_%: tests/test_%.cu tests/wt.h tests/wt_types.h $(HEADERS) $(wildca
 	$(NVCC) $(TEST_FLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu tests/wt.h tests/wt_types.h $(HEADERS) | check-cmocka $(BUILD)
-	$(NVCC) $(TEST_FLAGS) -DWARPRED_NO_REDUX -DWARPRED__NO_NAN_MINMAX $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
+	$(NVCC) $(TEST_FLAGS) -DWARPRED_NO_REDUX -DWARPRED__NO_NAN_MINMAX --use_fast_math $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_nvrtc: tests/test_nvrtc.cu tests/wt.h | check-cmocka $(BUILD)
 	$(NVCC) $(TEST_FLAGS) -DWT_REPO_DIR='"$(CURDIR)"' -DWT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' $< -o $@ \

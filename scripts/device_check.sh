@@ -17,7 +17,11 @@ make "${args[@]}" run > "$out/run.log" 2>&1 || status=1
 tail -n 7 "$out/run.log"
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
     make "${args[@]}" bench > "$out/bench.log" 2>&1 || status=1
-    cat "$out/bench.log" | grep -v "^/usr/local/cuda/bin/nvcc\|^build/"
+    grep -v "^/usr/local/cuda/bin/nvcc\|^build/" "$out/bench.log"
     cp build/sm_90/*.csv build/sm_90/*.png "$out/" 2>/dev/null
 fi
+# the device returns at most 8 files: logs and disassembly travel in one archive
+cp build/sm_90/sanitize_*.log "$out/" 2>/dev/null
+[ -n "${SASS:-}" ] && cuobjdump -sass build/sm_90/bench_reduce > "$out/bench_reduce.sass" 2>&1
+(cd "$out" && tar czf logs.tar.gz ./*.log ./*.sass 2>/dev/null && rm -f ./*.log ./*.sass)
 exit $status

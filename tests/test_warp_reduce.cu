@@ -1,8 +1,9 @@
 /* Warp-level reductions: every operation x type x variant x width, partial warps, segments
    that call alone, and NaN/inf/-0 inputs, against the host reference in wt_types.h.
-   Built twice: as is, and with -DWARPRED_NO_REDUX -DWARPRED__NO_NAN_MINMAX (the paths older
-   GPUs take: shuffles instead of redux.sync, min/max without the sm_80 .NaN instructions),
-   so that both paths meet the reference on the same GPU. */
+   Built twice: as is, and with -DWARPRED_NO_REDUX -DWARPRED__NO_NAN_MINMAX --use_fast_math
+   (the paths older GPUs take: shuffles instead of redux.sync, min/max without the sm_80 .NaN
+   instructions; and flush-to-zero arithmetic, which min/max must not notice), so that both
+   paths meet the reference on the same GPU. */
 #include <warpred/warp_reduce.cuh>
 #include "wt_types.h"
 

@@ -79,7 +79,7 @@ WT_INT_TYPE(unsigned long long, "unsigned long long", 0)
 #undef WT_INT_TYPE
 
 /* unit roundoff u, canonical NaN bits, and conversions for each floating-point type */
-#define WT_FLOAT_TYPE(T, NAME, U, NANBITS, TO_D, FROM_D, SCALE)                                         \
+#define WT_FLOAT_TYPE(T, NAME, U, NANBITS, TO_D, FROM_D, SCALE, TINY)                                         \
     template <> struct wt_type<T> {                                                                \
         enum { is_int = 0 };                                                                       \
         static const char *name() { return NAME; }                                                 \
@@ -91,6 +91,8 @@ WT_INT_TYPE(unsigned long long, "unsigned long long", 0)
         static T random(int special)                                                               \
         {                                                                                          \
             if (special && wt_rand_below(8) == 0) return from_d(wt_special_double(wt_rand32()));  \
+            if (special && wt_rand_below(16) == 0) /* the smallest subnormals: -ftz must not matter */ \
+                return from_d(wt_rand_below(2) ? TINY : -TINY);                                  \
             return from_d((wt_rand_unit() * 2.0 - 1.0) * SCALE);                                    \
         }                                                                                          \
     };
@@ -102,10 +104,10 @@ static inline __half wt_d2h(double d) { return __float2half_rn((float)d); }
 static inline double wt_b2d(__nv_bfloat16 v) { return __bfloat162float(v); }
 static inline __nv_bfloat16 wt_d2b(double d) { return __float2bfloat16_rn((float)d); }
 /* 16-bit types stay within [-1, 1] so that 1024-element sums cannot overflow __half */
-WT_FLOAT_TYPE(float, "float", 0x1p-24, 0x7fffffffull, wt_f2d, wt_d2f, 100.0)
-WT_FLOAT_TYPE(double, "double", 0x1p-53, 0x7fffffffffffffffull, wt_d2d, wt_d2d, 100.0)
-WT_FLOAT_TYPE(__half, "__half", 0x1p-11, 0x7fffull, wt_h2d, wt_d2h, 1.0)
-WT_FLOAT_TYPE(__nv_bfloat16, "__nv_bfloat16", 0x1p-8, 0x7fffull, wt_b2d, wt_d2b, 1.0)
+WT_FLOAT_TYPE(float, "float", 0x1p-24, 0x7fffffffull, wt_f2d, wt_d2f, 100.0, 0x1p-149)
+WT_FLOAT_TYPE(double, "double", 0x1p-53, 0x7fffffffffffffffull, wt_d2d, wt_d2d, 100.0, 0x1p-1074)
+WT_FLOAT_TYPE(__half, "__half", 0x1p-11, 0x7fffull, wt_h2d, wt_d2h, 1.0, 0x1p-24)
+WT_FLOAT_TYPE(__nv_bfloat16, "__nv_bfloat16", 0x1p-8, 0x7fffull, wt_b2d, wt_d2b, 1.0, 0x1p-133)
 #undef WT_FLOAT_TYPE
 
 /* The expected result of reducing x[0..k-1] with op. */

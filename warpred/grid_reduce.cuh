@@ -45,21 +45,25 @@
    own. capacity must be at least the number of blocks of every launch that uses it.
 
    DETERMINISM  For a fixed grid size, block size and per-thread values the result is bitwise
-   identical on every run: no floating-point atomics are involved; the last block's warp 0
-   folds the partials in a fixed order (lane l takes partials l, l + 32, ... in turn) and then
-   runs the fixed warp reduction tree. Which block happens to finish last does not matter.
+   identical on every run: no floating-point atomics are involved; the last block folds the
+   partials in a fixed order (its thread t takes partials t, t + f, t + 2f, ... in turn, f
+   fixed by the grid and block sizes) and then runs the fixed warp or block reduction tree.
+   Which block happens to finish last does not matter.
 
    MEMORY ORDERING  A block's thread 0 stores its partial, then takes a ticket with
    atom.acq_rel.gpu (an atomic add that is both a release and an acquire at GPU scope). The
    counter's atomics form one chain, so the thread that draws the last ticket has
    synchronized with every earlier ticket's release: every partial is visible to it. A
-   __syncwarp() (which orders memory among the warp's threads) passes that on to the rest of
-   warp 0, which folds the partials, reading them with ld.global.cg (from L2, past the
-   non-coherent L1) for good measure. One block: no partials and no counter at all.
+   barrier (__syncwarp or __syncthreads, both of which order memory among their threads)
+   passes that on to the threads that fold the partials, which read them with ld.global.cg
+   (from L2, past the non-coherent L1) for good measure. One block: no partials and no
+   counter at all.
 
-   COST  After its block reduction, each block's thread 0 does one store and one atomic;
-   the last block's warp 0 then folds the partials (the other warps of every block return at
-   once) and runs one warp reduction.
+   COST  After its block reduction, each block's thread 0 does one store and one atomic.
+   Up to 8 partials per lane of a warp (256 blocks for blocks of 32+ threads), the last
+   block's warp 0 folds them and the other warps of every block return at once; beyond that
+   the whole last block folds them, then reduces. Either way the partials are loaded in one
+   trip to L2 for grids of up to 8 blocks per thread of a block.
 
    OPERATIONS AND TYPES  those of block_reduce.cuh (warpred_op_sum, _min, _max, _min_num,
    _max_num, _and, _or, _xor or your own; int, unsigned, long long, unsigned long long, float,
@@ -107,28 +111,33 @@ __device__ __forceinline__ unsigned warpred__ticket(unsigned *counter)
     return ticket;
 }
 
-/* Lane l of warp 0 folds partials l, l + lanes, l + 2*lanes, ... in that order (loads four
-   at a time in flight); lanes with no partial hold nothing that counts. */
+/* Thread `first` of `stride` folds partials first, first + stride, ... (first < n) in that
+   order. The first eight are loaded together, so up to 8 * stride partials cost one trip to
+   L2; more (only for grids far larger than one wave) go through the loop. */
 template <typename T, typename Op>
-__device__ __forceinline__ T warpred__fold_partials(const T *partials, unsigned nblocks, unsigned lane, unsigned lanes, Op op)
+__device__ __forceinline__ T warpred__fold_partials(const T *partials, unsigned n, unsigned first, unsigned stride, Op op)
 {
-    T acc = warpred__load_cg(&partials[lane < nblocks ? lane : 0]);
-    unsigned b = lane + lanes;
-    for (; b + 3 * lanes < nblocks; b += 4 * lanes) {
-        const T x0 = warpred__load_cg(&partials[b]), x1 = warpred__load_cg(&partials[b + lanes]);
-        const T x2 = warpred__load_cg(&partials[b + 2 * lanes]), x3 = warpred__load_cg(&partials[b + 3 * lanes]);
-        acc = op(op(op(op(acc, x0), x1), x2), x3);
-    }
-    for (; b < nblocks; b += lanes) acc = op(acc, warpred__load_cg(&partials[b]));
+    enum { K = 8 };
+    T x[K];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        if (first + k * stride < n) x[k] = warpred__load_cg(&partials[first + k * stride]);
+    T acc = x[0];
+#pragma unroll
+    for (int k = 1; k < K; k++)
+        if (first + k * stride < n) acc = op(acc, x[k]);
+    for (unsigned b = first + K * stride; b < n; b += stride) acc = op(acc, warpred__load_cg(&partials[b]));
     return acc;
 }
 
 template <typename T, typename Op>
 __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scratch scratch, T *out)
 {
+    __shared__ unsigned last_block;
     const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
     const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     const int tid = warpred__block_thread_id();
+    const int nthreads = warpred__block_threads();
     T *partials = (T *)scratch.partials;
     WARPRED_ASSERT(nblocks <= scratch.capacity && scratch.counter != 0 && partials != 0);
 
@@ -137,24 +146,36 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
         if (tid == 0) *out = v;
         return tid == 0;
     }
-    if (tid >= 32) return false; /* from here on only warp 0 works */
-    const int nthreads = warpred__block_threads();
-    const unsigned lanes = nthreads < 32 ? (unsigned)nthreads : 32u;
-    const unsigned warp0 = warpred__first_lanes((int)lanes);
+    /* Few partials: warp 0 of the last block folds them alone (one load trip per lane, no
+       block barrier), and the other warps of every block leave now. Many: the whole last
+       block folds them, so the loads still take one trip. */
+    const unsigned warp_lanes = nthreads < 32 ? (unsigned)nthreads : 32u;
+    const bool by_warp = nblocks <= 8u * warp_lanes;
+    const unsigned folders = by_warp ? warp_lanes : (unsigned)nthreads;
+    if ((unsigned)tid >= folders) return false;
     unsigned is_last = 0;
     if (tid == 0) {
         partials[block] = v;
         is_last = warpred__ticket(scratch.counter) == nblocks - 1;
     }
-    /* The barrier carries thread 0's acquire to the rest of warp 0 (bar.warp.sync orders
-       memory among its threads), so their loads below see every block's partial. */
-    __syncwarp(warp0);
-    is_last = __shfl_sync(warp0, is_last, 0);
+    /* A barrier carries thread 0's acquire on to the threads that fold (bar.warp.sync and
+       bar.sync both order memory among their threads), so their loads see every partial. */
+    if (by_warp) {
+        const unsigned warp0 = warpred__first_lanes((int)folders);
+        __syncwarp(warp0);
+        is_last = __shfl_sync(warp0, is_last, 0);
+    } else {
+        if (tid == 0) last_block = is_last;
+        __syncthreads();
+        is_last = last_block;
+    }
     if (!is_last) return false;
 
-    T acc = warpred__fold_partials(partials, nblocks, (unsigned)tid, lanes, op);
-    const int holders = nblocks < lanes ? (int)nblocks : (int)lanes;
-    acc = warpred__warp_reduce_valid(acc, op, (int)lanes, holders);
+    const unsigned holders = nblocks < folders ? nblocks : folders;
+    T acc = v;
+    if ((unsigned)tid < holders) acc = warpred__fold_partials(partials, nblocks, (unsigned)tid, folders, op);
+    if (by_warp) acc = warpred__warp_reduce_valid(acc, op, (int)folders, (int)holders);
+    else acc = warpred_block_reduce_first_n(acc, op, (int)holders);
     if (tid == 0) {
         *out = acc;
         *scratch.counter = 0; /* ready for the next launch; nobody else touches it in this one */

@@ -300,6 +300,77 @@ WARPRED__REDUX(unsigned, warpred_op_xor, __reduce_xor_sync(m, v))
 #  undef WARPRED__REDUX
 #endif
 
+/* ---- float/double min and max across lanes ----
+   Each shuffle step is one hardware min/max in its NaN-ignoring form; NaN propagation and the
+   sign of a zero result are settled once, at the end, from ballots over the lanes' inputs,
+   which is cheaper than settling them at every step. The result is the same as folding with
+   the op: a NaN input makes the result the canonical NaN (NaN-propagating ops; a lone NaN
+   input stays as it is, as documented), a zero result is +0 for max if any input is +0 and
+   -0 for min if any input is -0. Every lane of a segment applies the same fix, so the
+   butterfly still leaves identical bits in every lane. */
+
+template <bool IsMax> struct warpred__hw_minmax_num {
+    __device__ __forceinline__ float operator()(float a, float b) const
+    {
+        float r;
+        if (IsMax) asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        else asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+    __device__ __forceinline__ double operator()(double a, double b) const
+    {
+        double r;
+        if (IsMax) asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+        else asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+        return r;
+    }
+};
+
+__device__ __forceinline__ unsigned long long warpred__bits(double x) { return (unsigned long long)__double_as_longlong(x); }
+__device__ __forceinline__ unsigned warpred__bits(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ float warpred__canonical_nan(float) { return __int_as_float(0x7fffffff); }
+__device__ __forceinline__ double warpred__canonical_nan(double) { return __longlong_as_double(0x7fffffffffffffffll); }
+
+/* segment: the lanes whose inputs r summarizes (they all call); valid: this lane's input counts */
+template <bool IsMax, bool Num, typename F>
+__device__ __forceinline__ F warpred__minmax_finish(F r, F v, unsigned segment, bool valid)
+{
+    const F wanted_zero = IsMax ? F(0) : -F(0);
+    const bool has_zero = __ballot_sync(segment, valid && warpred__bits(v) == warpred__bits(wanted_zero)) != 0;
+    if (!Num) {
+        const bool has_nan = __ballot_sync(segment, valid && warpred__isnan(v)) != 0;
+        if (has_nan && !warpred__isnan(r)) return warpred__canonical_nan(r);
+    }
+    if ((warpred__bits(r) << 1) == 0 && has_zero) r = wanted_zero; /* bits: no -ftz surprises */
+    return r;
+}
+
+/* What a shuffle step applies and how the result is finished: the op itself and nothing, but
+   for float/double min/max as above. */
+template <int Width, typename T, typename Op> struct warpred__lanes {
+    typedef Op step;
+    static __device__ __forceinline__ step step_op(Op op) { return op; }
+    static __device__ __forceinline__ T finish(T r, T, unsigned, bool) { return r; }
+};
+#define WARPRED__LANES_MINMAX(T, OP, IS_MAX, NUM)                                                 \
+    template <int Width> struct warpred__lanes<Width, T, OP> {                                    \
+        typedef warpred__hw_minmax_num<IS_MAX> step;                                              \
+        static __device__ __forceinline__ step step_op(OP) { return step(); }                     \
+        static __device__ __forceinline__ T finish(T r, T v, unsigned mask, bool valid)           \
+        {                                                                                         \
+            return warpred__minmax_finish<IS_MAX, NUM>(r, v, mask & warpred__segment_mask<Width>(), valid); \
+        }                                                                                         \
+    };
+WARPRED__LANES_MINMAX(float, warpred_op_max, true, false)
+WARPRED__LANES_MINMAX(float, warpred_op_min, false, false)
+WARPRED__LANES_MINMAX(float, warpred_op_max_num, true, true)
+WARPRED__LANES_MINMAX(float, warpred_op_min_num, false, true)
+WARPRED__LANES_MINMAX(double, warpred_op_max, true, false)
+WARPRED__LANES_MINMAX(double, warpred_op_min, false, false)
+WARPRED__LANES_MINMAX(double, warpred_op_max_num, true, true)
+WARPRED__LANES_MINMAX(double, warpred_op_min_num, false, true)
+#undef WARPRED__LANES_MINMAX
+
 /* ---- the two paths, chosen at compile time ---- */
 
 template <bool B> struct warpred__bool {};
@@ -322,9 +393,12 @@ __device__ __forceinline__ T warpred__down(T v, Op, unsigned mask, warpred__bool
 template <int Width, typename T, typename Op>
 __device__ __forceinline__ T warpred__down(T v, Op op, unsigned mask, warpred__bool<false>)
 {
+    typedef warpred__lanes<Width, T, Op> L;
+    const typename L::step step = L::step_op(op);
+    T r = v;
 #pragma unroll
-    for (int offset = 1; offset < Width; offset <<= 1) v = op(v, __shfl_down_sync(mask, v, offset, Width));
-    return v;
+    for (int offset = 1; offset < Width; offset <<= 1) r = step(r, __shfl_down_sync(mask, r, offset, Width));
+    return L::finish(r, v, mask, true);
 }
 
 template <int Width, typename T, typename Op>
@@ -336,10 +410,13 @@ __device__ __forceinline__ T warpred__butterfly(T v, Op, warpred__bool<true>)
 template <int Width, typename T, typename Op>
 __device__ __forceinline__ T warpred__butterfly(T v, Op op, warpred__bool<false>)
 {
+    typedef warpred__lanes<Width, T, Op> L;
+    const typename L::step step = L::step_op(op);
     const unsigned mask = warpred__segment_mask<Width>();
+    T r = v;
 #pragma unroll
-    for (int offset = Width / 2; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(mask, v, offset, Width));
-    return v;
+    for (int offset = Width / 2; offset > 0; offset >>= 1) r = step(r, __shfl_xor_sync(mask, r, offset, Width));
+    return L::finish(r, v, mask, true);
 }
 
 /* The lanes in `present` call (the first few lanes of the warp); the values of lanes 0..n-1
@@ -353,13 +430,16 @@ __device__ __forceinline__ T warpred__down_n(T v, Op, int, unsigned, unsigned pr
 template <int Width, typename T, typename Op>
 __device__ __forceinline__ T warpred__down_n(T v, Op op, int n, unsigned lane, unsigned present, warpred__bool<false>)
 {
+    typedef warpred__lanes<Width, T, Op> L;
+    const typename L::step step = L::step_op(op);
+    T r = v;
 #pragma unroll
     for (int offset = 1; offset < Width && offset < n; offset <<= 1) {
         /* Every present lane must take part in the shuffle; only valid sources are used. */
-        T other = __shfl_down_sync(present, v, offset, Width);
-        if ((int)lane + offset < n) v = op(v, other);
+        T other = __shfl_down_sync(present, r, offset, Width);
+        if ((int)lane + offset < n) r = step(r, other);
     }
-    return v;
+    return L::finish(r, v, present, (int)lane < n);
 }
 
 /* A butterfly cannot skip missing partners, so the partial all-reduce is the down tree
