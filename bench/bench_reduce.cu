@@ -4,7 +4,8 @@
       (samples/device_sum), its accurate (double-accumulating) variant, CUB
       DeviceReduce::Sum (temp storage allocated once, outside the timed region) and a plain
       vectorized read kernel (the ceiling). Each call is timed alone with CUDA events (what a
-      caller waiting for one sum sees), median of many calls after warm-up. Below 2^26 the
+      caller waiting for one sum sees), median of many calls after warm-up; the variants take
+      turns call by call, so that clock drift during the run falls on all of them alike. Below 2^26 the
       calls rotate through a 4 GiB buffer so that no call reads data another left in L2.
       Errors of both warpred variants against the correctly rounded sum are reported too.
    2. Warp- and block-level reduce throughput (sum; float max too) for float, int, double:
@@ -141,12 +142,21 @@ static void bench_device_sum(FILE *csv)
     for (int e = 10; e <= 30; e += 2) {
         const size_t n = (size_t)1 << e;
         float us[SUM_VARIANTS];
+        sum_ctx ctx[SUM_VARIANTS];
+        void *ctxs[SUM_VARIANTS];
+        bench_fn fns[SUM_VARIANTS];
         for (int v = 0; v < SUM_VARIANTS; v++) {
-            c.variant = v;
-            c.n = n;
-            c.calls = 0;
-            const int reps = e <= 24 ? 201 : e <= 28 ? 41 : 15;
-            us[v] = bench_median_ms(sum_once, &c, 5, reps) * 1000.0f;
+            ctx[v] = c;
+            ctx[v].variant = v;
+            ctx[v].n = n;
+            ctx[v].calls = 0;
+            ctxs[v] = &ctx[v];
+            fns[v] = sum_once;
+        }
+        const int reps = e <= 24 ? 201 : e <= 28 ? 41 : 15;
+        bench_interleaved_median_ms(fns, ctxs, SUM_VARIANTS, 5, reps, us);
+        for (int v = 0; v < SUM_VARIANTS; v++) {
+            us[v] *= 1000.0f;
             fprintf(csv, "device_sum,float sum,%s,%zu,%.3f,%.2f,GB/s\n", sum_name[v], n, us[v], 4.0 * n / (us[v] * 1e3));
         }
         /* accuracy, on x[0..n) */
@@ -199,8 +209,9 @@ static void bench_device_sum(FILE *csv)
 enum { ITERS = 2048, BLOCK = 256 };
 enum { W_REDUCE, W_ALLREDUCE, W_CUB, W_CG, W_VARIANTS };
 static const char *const warp_name[] = {"warpred reduce", "warpred allreduce", "cub::WarpReduce", "cg::reduce"};
-enum { B_REDUCE, B_ALLREDUCE, B_CUB, B_VARIANTS };
-static const char *const block_name[] = {"warpred block_reduce", "warpred block_allreduce", "cub::BlockReduce"};
+enum { B_REDUCE, B_ALLREDUCE, B_REDUCE_STATIC, B_ALLREDUCE_STATIC, B_CUB, B_VARIANTS };
+static const char *const block_name[] = {"warpred block_reduce", "warpred block_allreduce", "warpred block_reduce<256>",
+                                         "warpred block_allreduce<256>", "cub::BlockReduce"};
 
 /* Ops in the three vocabularies: warpred, CUB/cg. IsMax selects max instead of sum. */
 template <bool IsMax> struct bench_ops;
@@ -253,6 +264,8 @@ __global__ void __launch_bounds__(BLOCK) k_block(const T *in, T *out)
         T r;
         if (V == B_REDUCE) r = warpred_block_reduce(v, typename O::warpred());
         else if (V == B_ALLREDUCE) r = warpred_block_allreduce(v, typename O::warpred());
+        else if (V == B_REDUCE_STATIC) r = warpred_block_reduce<BLOCK>(v, typename O::warpred());
+        else if (V == B_ALLREDUCE_STATIC) r = warpred_block_allreduce<BLOCK>(v, typename O::warpred());
         else {
             cub::BlockReduce<T, BLOCK> b(tmp);
             r = O::cub_block(b, v);
@@ -284,6 +297,13 @@ template <typename T, int V, bool IsMax> static void launch_block(unsigned block
     k_block<T, V, IsMax><<<blocks, BLOCK>>>((const T *)in, (T *)out);
 }
 
+typedef struct {
+    const char *type, *op;
+    double rate[B_VARIANTS];
+} block_row;
+static block_row block_rows[8];
+static int block_row_count;
+
 /* reductions per second, in G: one per warp (warp level) or per block (block level) per iteration */
 template <typename T, bool IsMax>
 static void bench_levels(FILE *csv, const char *type, level_ctx *c)
@@ -291,7 +311,8 @@ static void bench_levels(FILE *csv, const char *type, level_ctx *c)
     void (*warp_launch[W_VARIANTS])(unsigned, const void *, void *) = {
         launch_warp<T, W_REDUCE, IsMax>, launch_warp<T, W_ALLREDUCE, IsMax>, launch_warp<T, W_CUB, IsMax>, launch_warp<T, W_CG, IsMax>};
     void (*block_launch[B_VARIANTS])(unsigned, const void *, void *) = {
-        launch_block<T, B_REDUCE, IsMax>, launch_block<T, B_ALLREDUCE, IsMax>, launch_block<T, B_CUB, IsMax>};
+        launch_block<T, B_REDUCE, IsMax>, launch_block<T, B_ALLREDUCE, IsMax>, launch_block<T, B_REDUCE_STATIC, IsMax>,
+        launch_block<T, B_ALLREDUCE_STATIC, IsMax>, launch_block<T, B_CUB, IsMax>};
     const char *op = IsMax ? "max" : "sum";
     double rate[W_VARIANTS];
     for (int v = 0; v < W_VARIANTS; v++) {
@@ -309,8 +330,19 @@ static void bench_levels(FILE *csv, const char *type, level_ctx *c)
         brate[v] = (double)c->blocks * (ITERS / 8) / (ms * 1e-3) / 1e9;
         fprintf(csv, "block_reduce,%s %s,%s,%u,%.3f,%.4f,G reductions/s\n", type, op, block_name[v], c->blocks * BLOCK, ms * 1e3, brate[v]);
     }
-    printf("| block | %-6s %-3s | %8.3f | %8.3f | %8.3f |        - | %5.2f |     - | %5.2f |     - |\n", type, op, brate[0],
-           brate[1], brate[2], brate[0] / brate[2], brate[1] / brate[2]);
+    block_rows[block_row_count++] = (block_row){type, op, {brate[0], brate[1], brate[2], brate[3], brate[4]}};
+}
+
+static void print_block_rows(void)
+{
+    printf("| block level, 256 threads | run-time size: reduce | allreduce | compile-time <256>: reduce | allreduce | cub::BlockReduce | reduce/cub (run-time, <256>) | allreduce/cub (run-time, <256>) |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < block_row_count; i++) {
+        const double *r = block_rows[i].rate;
+        printf("| %-6s %-3s | %8.3f | %8.3f | %8.3f | %8.3f | %8.3f | %4.2f, %4.2f | %4.2f, %4.2f |\n", block_rows[i].type, block_rows[i].op,
+               r[0], r[1], r[2], r[3], r[4], r[0] / r[4], r[2] / r[4], r[1] / r[4], r[3] / r[4]);
+    }
+    printf("\n");
 }
 
 static void bench_warp_block(FILE *csv)
@@ -332,6 +364,7 @@ static void bench_warp_block(FILE *csv)
     bench_levels<double, false>(csv, "double", &c);
     bench_levels<float, true>(csv, "float", &c);
     printf("(max: warpred's IEEE maximum (NaN wins, -0 < +0) against CUB's and cg's a < b ? b : a)\n\n");
+    print_block_rows();
     BCHECK(cudaFree(c.in));
     BCHECK(cudaFree(c.out));
 }

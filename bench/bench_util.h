@@ -52,32 +52,35 @@ static inline float bench_median_ms(bench_fn fn, void *ctx, int warmup, int reps
     return median;
 }
 
-/* Median time of one run of fn when runs are back to back: a batch of `batch` runs is timed
-   as one, `reps` times, and the median batch time is divided by `batch`. Use for runs that
-   last microseconds, where the event resolution and launch gaps would dominate. */
-static inline float bench_median_batched_ms(bench_fn fn, void *ctx, int batch, int reps)
+/* Median time of one run of each of `count` functions, timed call by call with the functions
+   taking turns (f0, f1, ..., f0, f1, ...), so that drift in clocks or temperature during the
+   measurement affects all of them alike. Results in ms_out[count]. */
+static inline void bench_interleaved_median_ms(bench_fn *fns, void **ctxs, int count, int warmup, int reps, float *ms_out)
 {
     cudaEvent_t start, stop;
-    float *t = (float *)malloc(reps * sizeof(float)), median;
+    float *t = (float *)malloc((size_t)count * reps * sizeof(float));
     BCHECK(cudaEventCreate(&start));
     BCHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < batch; i++) fn(ctx);
+    for (int i = 0; i < warmup; i++)
+        for (int f = 0; f < count; f++) fns[f](ctxs[f]);
     BCHECK(cudaGetLastError());
     BCHECK(cudaDeviceSynchronize());
-    for (int r = 0; r < reps; r++) {
-        BCHECK(cudaEventRecord(start));
-        for (int i = 0; i < batch; i++) fn(ctx);
-        BCHECK(cudaEventRecord(stop));
-        BCHECK(cudaEventSynchronize(stop));
-        BCHECK(cudaGetLastError());
-        BCHECK(cudaEventElapsedTime(&t[r], start, stop));
+    for (int r = 0; r < reps; r++)
+        for (int f = 0; f < count; f++) {
+            BCHECK(cudaEventRecord(start));
+            fns[f](ctxs[f]);
+            BCHECK(cudaEventRecord(stop));
+            BCHECK(cudaEventSynchronize(stop));
+            BCHECK(cudaGetLastError());
+            BCHECK(cudaEventElapsedTime(&t[f * reps + r], start, stop));
+        }
+    for (int f = 0; f < count; f++) {
+        qsort(t + f * reps, reps, sizeof(float), bench_cmp_float);
+        ms_out[f] = t[f * reps + reps / 2];
     }
-    qsort(t, reps, sizeof(float), bench_cmp_float);
-    median = t[reps / 2] / batch;
     BCHECK(cudaEventDestroy(start));
     BCHECK(cudaEventDestroy(stop));
     free(t);
-    return median;
 }
 
 /* A CSV file the benchmarks append rows to: bench,case,variant,n,time_us,value,unit */

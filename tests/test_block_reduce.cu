@@ -17,6 +17,18 @@ __global__ void k_block(const T *in, T *red, T *all)
     all[i] = a;
 }
 
+/* The same with the block size given at compile time. */
+template <int BT, typename T, typename Op>
+__global__ void k_block_static(const T *in, T *red, T *all)
+{
+    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const int i = blockIdx.x * BT + tid;
+    T r = warpred_block_reduce<BT>(in[i], Op());
+    T a = warpred_block_allreduce<BT>(in[i], Op());
+    if (tid == 0) red[blockIdx.x] = r;
+    all[i] = a;
+}
+
 /* A value that changes the result of op if it is wrongly counted: the extreme of the
    type for min/max, a large value for sums, the poison bit pattern for bitwise ops. */
 template <typename T>
@@ -53,7 +65,7 @@ __global__ void k_block_first_n(const T *in, int n, T *red, T *all)
 /* Runs k_block on `blocks` blocks of shape `shape` with fresh inputs; fails with a message on
    the first wrong output. */
 template <typename T, typename Op>
-static void run_block(int op, dim3 shape, int blocks, int special, int first_n = 0)
+static void run_block(int op, dim3 shape, int blocks, int special, int first_n = 0, void (*kernel)(const T *, T *, T *) = 0)
 {
     const int nthreads = shape.x * shape.y * shape.z;
     const int valid = first_n ? first_n : nthreads;
@@ -65,6 +77,7 @@ static void run_block(int op, dim3 shape, int blocks, int special, int first_n =
     T *d_in = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(blocks * sizeof(T));
     wt_to_dev(d_in, in, bytes);
     if (first_n) k_block_first_n<T, Op><<<blocks, shape>>>(d_in, first_n, d_red, d_all);
+    else if (kernel) kernel<<<blocks, shape>>>(d_in, d_red, d_all);
     else k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
     WT_LAUNCHED();
     wt_to_host(red, d_red, blocks * sizeof(T));
@@ -125,6 +138,29 @@ static void test_first_n(void **state)
     run_first_n<double, warpred_op_max>(WT_MAX, 1);
     run_first_n<unsigned, warpred_op_and>(WT_AND, 1);
     run_first_n<__half, warpred_op_min_num>(WT_MIN_NUM, 1);
+}
+
+/* warpred_block_reduce<BlockThreads> / allreduce<BlockThreads>: the compile-time size. */
+template <typename T, typename Op>
+static void run_static(int op, int special)
+{
+    run_block<T, Op>(op, dim3(17), 3, special, 0, k_block_static<17, T, Op>);
+    run_block<T, Op>(op, dim3(32), 3, special, 0, k_block_static<32, T, Op>);
+    run_block<T, Op>(op, dim3(96), 3, special, 0, k_block_static<96, T, Op>);
+    run_block<T, Op>(op, dim3(7, 5, 3), 3, special, 0, k_block_static<105, T, Op>);
+    run_block<T, Op>(op, dim3(256), 5, special, 0, k_block_static<256, T, Op>);
+    run_block<T, Op>(op, dim3(1000), 3, special, 0, k_block_static<1000, T, Op>);
+    run_block<T, Op>(op, dim3(32, 32), 3, special, 0, k_block_static<1024, T, Op>);
+}
+
+static void test_static_block_size(void **state)
+{
+    WT_NEED_GPU(state);
+    run_static<int, warpred_op_sum>(WT_SUM, 0);
+    run_static<float, warpred_op_sum>(WT_SUM, 0);
+    run_static<float, warpred_op_max>(WT_MAX, 1);
+    run_static<double, warpred_op_min_num>(WT_MIN_NUM, 1);
+    run_static<unsigned long long, warpred_op_xor>(WT_XOR, 0);
 }
 
 static void test_every_size_int(void **state) { WT_NEED_GPU(state); run_every_size<int>(); }
@@ -315,6 +351,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_doc_snippets),
         cmocka_unit_test(test_first_n),
+        cmocka_unit_test(test_static_block_size),
         cmocka_unit_test(test_every_size_int),
         cmocka_unit_test(test_every_size_float),
         cmocka_unit_test(test_ops_int),

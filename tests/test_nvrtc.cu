@@ -61,6 +61,7 @@ static const char *const wt_block_src =
     "    a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_sum());\n"
     "    b[0] = warpred_block_allreduce(b[threadIdx.x], warpred_op_max());\n"
     "    c[0] = warpred_block_reduce(c[threadIdx.x], warpred_op_xor());\n"
+    "    a[1] = warpred_block_allreduce<128>(a[threadIdx.x], warpred_op_min());\n"
     "}\n";
 
 static const char *const wt_aggregate_src =

@@ -12,6 +12,13 @@
      warpred_block_reduce_first_n(v, op, n)     result in thread 0
      warpred_block_allreduce_first_n(v, op, n)  result in every thread
 
+   Each takes an optional first template argument, the block size when it is known at compile
+   time: warpred_block_reduce<256>(v, op). It must equal blockDim.x * blockDim.y * blockDim.z
+   (checked with assert). With it the compiler drops the code for other sizes and unrolls the
+   final fold, which makes a tight loop of block reductions about as fast as CUB's
+   BlockReduce (which always takes the size at compile time); without it (the default, 0)
+   the size is read from blockDim at run time (see `make bench` for both).
+
    USAGE
        #include <warpred/block_reduce.cuh>
 
@@ -111,13 +118,15 @@ __device__ __forceinline__ T warpred__warp_reduce_valid(T v, Op op, int present,
     return warpred__down_n<32>(v, op, valid, warpred__lane_id(), warpred__first_lanes(present), warpred__bool<false>());
 }
 
-/* slots[0] op slots[1] op ... op slots[count-1], left to right. */
+/* slots[0] op slots[1] op ... op slots[count-1], left to right, count <= 16. Fully unrolled
+   and predicated, so that all the loads are in flight together. */
 template <typename T, typename Op>
 __device__ __forceinline__ T warpred__fold_in_order(const T *slots, Op op, int count)
 {
     T v = slots[0];
-#pragma unroll 4
-    for (int i = 1; i < count; i++) v = op(v, slots[i]);
+#pragma unroll
+    for (int i = 1; i < 16; i++)
+        if (i < count) v = op(v, slots[i]);
     return v;
 }
 
@@ -166,40 +175,49 @@ __device__ __forceinline__ T warpred__block_reduce_first(T v, Op op, T *slots, i
     return v;
 }
 
+/* The block size: BlockThreads when given at compile time (checked), else from blockDim. */
+template <int BlockThreads>
+__device__ __forceinline__ int warpred__block_size(void)
+{
+    static_assert(BlockThreads >= 0 && BlockThreads <= 1024, "warpred: BlockThreads must be 0 (run time) or 1..1024");
+    WARPRED_ASSERT(BlockThreads == 0 || BlockThreads == warpred__block_threads());
+    return BlockThreads ? BlockThreads : warpred__block_threads();
+}
+
 /* Block result in thread 0 (threadIdx 0,0,0); every thread of the block calls. */
-template <typename T, typename Op>
+template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce(T v, Op op)
 {
-    const int nthreads = warpred__block_threads();
+    const int nthreads = warpred__block_size<BlockThreads>();
     if (nthreads <= 32) return warpred_warp_reduce_n(v, op, nthreads);
     return warpred__block_reduce_first<false>(v, op, warpred__block_slots<T>(), nthreads, nthreads);
 }
 
 /* Block result in every thread; every thread of the block calls. */
-template <typename T, typename Op>
+template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_allreduce(T v, Op op)
 {
-    const int nthreads = warpred__block_threads();
+    const int nthreads = warpred__block_size<BlockThreads>();
     if (nthreads <= 32) return warpred_warp_allreduce_n(v, op, nthreads);
     return warpred__block_reduce_first<true>(v, op, warpred__block_slots<T>(), nthreads, nthreads);
 }
 
 /* Every thread calls; only the values of threads 0..n-1 (linear index) count, 1 <= n <= block
    size. Result in thread 0. For the tail of an array, where the other threads have no value. */
-template <typename T, typename Op>
+template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce_first_n(T v, Op op, int n)
 {
-    const int nthreads = warpred__block_threads();
+    const int nthreads = warpred__block_size<BlockThreads>();
     WARPRED_ASSERT(n >= 1 && n <= nthreads);
     if (nthreads <= 32) return warpred__warp_reduce_valid(v, op, nthreads, n);
     return warpred__block_reduce_first<false>(v, op, warpred__block_slots<T>(), nthreads, n);
 }
 
 /* As warpred_block_reduce_first_n, with the result in every thread. */
-template <typename T, typename Op>
+template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_allreduce_first_n(T v, Op op, int n)
 {
-    const int nthreads = warpred__block_threads();
+    const int nthreads = warpred__block_size<BlockThreads>();
     WARPRED_ASSERT(n >= 1 && n <= nthreads);
     if (nthreads <= 32) return __shfl_sync(warpred__first_lanes(nthreads), warpred__warp_reduce_valid(v, op, nthreads, n), 0);
     return warpred__block_reduce_first<true>(v, op, warpred__block_slots<T>(), nthreads, n);

@@ -4,7 +4,8 @@
 
      bool warpred_grid_reduce(T v, Op op, warpred_grid_scratch scratch, T *out)
 
-   once, at its end. Each block reduces its threads' values and stores one partial; the last
+   once, at its end (warpred_grid_reduce<BlockThreads>(...) when the block size is known at
+   compile time, as for warpred_block_reduce). Each block reduces its threads' values and stores one partial; the last
    block to finish folds the partials and writes *out. It returns true in exactly one thread
    (thread 0 of that last block, after it wrote *out), false everywhere else.
 
@@ -130,18 +131,18 @@ __device__ __forceinline__ T warpred__fold_partials(const T *partials, unsigned 
     return acc;
 }
 
-template <typename T, typename Op>
+template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scratch scratch, T *out)
 {
     __shared__ unsigned last_block;
     const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
     const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     const int tid = warpred__block_thread_id();
-    const int nthreads = warpred__block_threads();
+    const int nthreads = warpred__block_size<BlockThreads>();
     T *partials = (T *)scratch.partials;
     WARPRED_ASSERT(nblocks <= scratch.capacity && scratch.counter != 0 && partials != 0);
 
-    v = warpred_block_reduce(v, op);
+    v = warpred_block_reduce<BlockThreads>(v, op);
     if (nblocks == 1) { /* the only block is the last one: no partials, no counter */
         if (tid == 0) *out = v;
         return tid == 0;

@@ -150,7 +150,7 @@ template <bool IsMax, bool Num> __device__ __forceinline__ float warpred__fminma
     } else {
         if (IsMax) asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
         else asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        if (!Num && (warpred__isnan(a) || warpred__isnan(b))) r = __int_as_float(0x7fffffff);
+        if ((!Num && (warpred__isnan(a) || warpred__isnan(b))) || warpred__isnan(r)) r = __int_as_float(0x7fffffff);
     }
     const unsigned ua = __float_as_uint(a), ub = __float_as_uint(b);
     if (((ua | ub) << 1) == 0) r = __uint_as_float(IsMax ? ua & ub : ua | ub);
@@ -162,7 +162,8 @@ template <bool IsMax, bool Num> __device__ __forceinline__ double warpred__fminm
     double r;
     if (IsMax) asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
     else asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
-    if (!Num && (warpred__isnan(a) || warpred__isnan(b))) r = __longlong_as_double(0x7fffffffffffffffll);
+    /* max.f64/min.f64 may return an input NaN when both are NaN: make every NaN canonical */
+    if ((!Num && (warpred__isnan(a) || warpred__isnan(b))) || warpred__isnan(r)) r = __longlong_as_double(0x7fffffffffffffffll);
     const unsigned long long ua = __double_as_longlong(a), ub = __double_as_longlong(b);
     if (((ua | ub) << 1) == 0) r = __longlong_as_double(IsMax ? ua & ub : ua | ub);
     return r;
@@ -331,16 +332,17 @@ __device__ __forceinline__ unsigned warpred__bits(float x) { return __float_as_u
 __device__ __forceinline__ float warpred__canonical_nan(float) { return __int_as_float(0x7fffffff); }
 __device__ __forceinline__ double warpred__canonical_nan(double) { return __longlong_as_double(0x7fffffffffffffffll); }
 
-/* segment: the lanes whose inputs r summarizes (they all call); valid: this lane's input counts */
+/* segment: the calling lanes of this lane's segment; valid: those whose inputs count (r
+   summarizes them). A NaN result is canonical unless a single input was reduced (then r is
+   that input, untouched): the hardware's f64 min/max may hand back an input NaN. */
 template <bool IsMax, bool Num, typename F>
-__device__ __forceinline__ F warpred__minmax_finish(F r, F v, unsigned segment, bool valid)
+__device__ __forceinline__ F warpred__minmax_finish(F r, F v, unsigned segment, unsigned valid)
 {
     const F wanted_zero = IsMax ? F(0) : -F(0);
-    const bool has_zero = __ballot_sync(segment, valid && warpred__bits(v) == warpred__bits(wanted_zero)) != 0;
-    if (!Num) {
-        const bool has_nan = __ballot_sync(segment, valid && warpred__isnan(v)) != 0;
-        if (has_nan && !warpred__isnan(r)) return warpred__canonical_nan(r);
-    }
+    const bool mine = (valid >> warpred__lane_id()) & 1u;
+    const bool has_zero = __ballot_sync(segment, mine && warpred__bits(v) == warpred__bits(wanted_zero)) != 0;
+    const bool has_nan = !Num && __ballot_sync(segment, mine && warpred__isnan(v)) != 0;
+    if ((valid & (valid - 1)) != 0 && (has_nan || warpred__isnan(r))) return warpred__canonical_nan(r);
     if ((warpred__bits(r) << 1) == 0 && has_zero) r = wanted_zero; /* bits: no -ftz surprises */
     return r;
 }
@@ -350,15 +352,16 @@ __device__ __forceinline__ F warpred__minmax_finish(F r, F v, unsigned segment, 
 template <int Width, typename T, typename Op> struct warpred__lanes {
     typedef Op step;
     static __device__ __forceinline__ step step_op(Op op) { return op; }
-    static __device__ __forceinline__ T finish(T r, T, unsigned, bool) { return r; }
+    static __device__ __forceinline__ T finish(T r, T, unsigned, unsigned) { return r; }
 };
 #define WARPRED__LANES_MINMAX(T, OP, IS_MAX, NUM)                                                 \
     template <int Width> struct warpred__lanes<Width, T, OP> {                                    \
         typedef warpred__hw_minmax_num<IS_MAX> step;                                              \
         static __device__ __forceinline__ step step_op(OP) { return step(); }                     \
-        static __device__ __forceinline__ T finish(T r, T v, unsigned mask, bool valid)           \
+        static __device__ __forceinline__ T finish(T r, T v, unsigned mask, unsigned valid)       \
         {                                                                                         \
-            return warpred__minmax_finish<IS_MAX, NUM>(r, v, mask & warpred__segment_mask<Width>(), valid); \
+            const unsigned segment = mask & warpred__segment_mask<Width>();                       \
+            return warpred__minmax_finish<IS_MAX, NUM>(r, v, segment, valid & segment);           \
         }                                                                                         \
     };
 WARPRED__LANES_MINMAX(float, warpred_op_max, true, false)
@@ -398,7 +401,7 @@ __device__ __forceinline__ T warpred__down(T v, Op op, unsigned mask, warpred__b
     T r = v;
 #pragma unroll
     for (int offset = 1; offset < Width; offset <<= 1) r = step(r, __shfl_down_sync(mask, r, offset, Width));
-    return L::finish(r, v, mask, true);
+    return L::finish(r, v, mask, mask);
 }
 
 template <int Width, typename T, typename Op>
@@ -416,7 +419,7 @@ __device__ __forceinline__ T warpred__butterfly(T v, Op op, warpred__bool<false>
     T r = v;
 #pragma unroll
     for (int offset = Width / 2; offset > 0; offset >>= 1) r = step(r, __shfl_xor_sync(mask, r, offset, Width));
-    return L::finish(r, v, mask, true);
+    return L::finish(r, v, mask, mask);
 }
 
 /* The lanes in `present` call (the first few lanes of the warp); the values of lanes 0..n-1
@@ -439,7 +442,7 @@ __device__ __forceinline__ T warpred__down_n(T v, Op op, int n, unsigned lane, u
         T other = __shfl_down_sync(present, r, offset, Width);
         if ((int)lane + offset < n) r = step(r, other);
     }
-    return L::finish(r, v, present, (int)lane < n);
+    return L::finish(r, v, present, present & warpred__first_lanes(n));
 }
 
 /* A butterfly cannot skip missing partners, so the partial all-reduce is the down tree

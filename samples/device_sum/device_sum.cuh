@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(DEVICE_SUM_THREADS)
 device_sum_kernel(const T *__restrict__ x, size_t n, warpred_grid_scratch scratch, Acc *total, Out *out)
 {
     const Acc acc = ds_thread_sum<T, Acc>(x, n);
-    if (warpred_grid_reduce(acc, warpred_op_sum(), scratch, total)) *out = (Out)*total;
+    if (warpred_grid_reduce<DEVICE_SUM_THREADS>(acc, warpred_op_sum(), scratch, total)) *out = (Out)*total;
 }
 
 typedef struct {
