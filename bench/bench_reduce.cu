@@ -67,18 +67,23 @@ static const char *const sum_name[] = {"warpred", "warpred accurate", "CUB Devic
 
 typedef struct {
     int variant;
-    size_t n, calls;
+    size_t n;
     float *x, *out;
     device_sum_plan *plan;
     void *cub_temp;
     size_t cub_temp_bytes;
 } sum_ctx;
 
+/* One counter for every call of every variant, so that no call reads a chunk that another
+   call (of the same or another variant) read recently: a chunk comes round again only after
+   (2^30 / n) - 1 calls, by then long gone from L2. */
+static size_t g_calls;
+
 static const float *sum_input(sum_ctx *c)
 {
     if (c->n >= ROTATE_BELOW) return c->x;
     const size_t slots = (MAX_N - c->n) / c->n;
-    return c->x + (c->calls++ % slots) * c->n; /* offsets are multiples of n: 16-byte aligned */
+    return c->x + (g_calls++ % slots) * c->n; /* offsets are multiples of n: 16-byte aligned */
 }
 
 static void sum_once(void *p)
@@ -149,7 +154,6 @@ static void bench_device_sum(FILE *csv)
             ctx[v] = c;
             ctx[v].variant = v;
             ctx[v].n = n;
-            ctx[v].calls = 0;
             ctxs[v] = &ctx[v];
             fns[v] = sum_once;
         }
@@ -186,7 +190,6 @@ static void bench_device_sum(FILE *csv)
             for (int w = 0; w < 2; w++) {
                 c.variant = w ? SUM_CEILING : SUM_WARPRED;
                 c.n = (size_t)1 << e;
-                c.calls = 0;
                 t[w][k] = bench_median_ms(sum_once, &c, 5, 101) * 1000.0f;
                 fprintf(csv, "grid_sizing,vectors per thread %d,%s,%zu,%.3f,,us\n", 1 << k, sum_name[c.variant], c.n, t[w][k]);
             }

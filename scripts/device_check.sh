@@ -23,5 +23,5 @@ fi
 # the device returns at most 8 files: logs and disassembly travel in one archive
 cp build/sm_90/sanitize_*.log "$out/" 2>/dev/null
 [ -n "${SASS:-}" ] && cuobjdump -sass build/sm_90/bench_reduce > "$out/bench_reduce.sass" 2>&1
-(cd "$out" && tar czf logs.tar.gz ./*.log ./*.sass 2>/dev/null && rm -f ./*.log ./*.sass)
+(cd "$out" && tar czf logs.tar.gz $(ls ./*.log ./*.sass 2>/dev/null) && rm -f ./*.log ./*.sass)
 exit $status

@@ -142,12 +142,17 @@ template <bool Broadcast, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_reduce_first(T v, Op op, T *slots, int nthreads, int n)
 {
     const int tid = warpred__block_thread_id();
-    const int warp_first = tid & ~31;
-    const int valid = n - warp_first; /* values this warp holds, if positive */
-    if (valid > 0) {
-        const int present = nthreads - warp_first;
-        v = warpred__warp_reduce_valid(v, op, present < 32 ? present : 32, valid < 32 ? valid : 32);
+    if (n == nthreads && nthreads % 32 == 0) { /* every warp full (known at compile time with BlockThreads) */
+        v = warpred_warp_reduce(v, op);
         if ((tid & 31) == 0) slots[tid >> 5] = v;
+    } else {
+        const int warp_first = tid & ~31;
+        const int valid = n - warp_first; /* values this warp holds, if positive */
+        if (valid > 0) {
+            const int present = nthreads - warp_first;
+            v = warpred__warp_reduce_valid(v, op, present < 32 ? present : 32, valid < 32 ? valid : 32);
+            if ((tid & 31) == 0) slots[tid >> 5] = v;
+        }
     }
     __syncthreads();
     const int nwarps = (n + 31) >> 5;
