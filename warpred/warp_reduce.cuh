@@ -38,8 +38,8 @@
                           first if you need accuracy.
      warpred_op_min/max   integers: the usual order. Floating point (float, double, __half,
                           __nv_bfloat16): IEEE 754-2019 minimum/maximum, like numpy.min/max:
-                          any NaN input gives NaN, and -0 < +0. Comparison works on the bit
-                          patterns, so it does not depend on -ftz or --use_fast_math.
+                          any NaN input gives NaN, and -0 < +0. Subnormals are ordinary
+                          numbers: results do not depend on -ftz or --use_fast_math.
      warpred_op_min_num/  the NaN-ignoring versions (IEEE minimumNumber/maximumNumber, like
        warpred_op_max_num numpy.nanmin/nanmax or fminf/fmaxf): NaN is missing data; the result
                           is NaN only if every input is NaN. -0 < +0 as above.
@@ -70,10 +70,17 @@
      - The lane is the hardware lane (%laneid): with 2D/3D blocks, warps are formed from the
        linear thread index x + y*Dx + z*Dx*Dy, as CUDA does.
 
-   HARDWARE PATH  On sm_80 and newer, 32-bit integer sum/min/max/and/or/xor over a whole warp
-   (Width 32, full or _n) use the redux.sync instruction (__reduce_*_sync) instead of five
-   shuffles. Integer results are exact either way, so the path never changes a result.
-   Define WARPRED_NO_REDUX to force the shuffle path.
+   HARDWARE PATHS  On sm_80 and newer, 32-bit integer sum/min/max/and/or/xor over a whole
+   warp (Width 32, full or _n) use the redux.sync instruction (__reduce_*_sync) instead of
+   five shuffles. Integer results are exact either way, so the path never changes a result.
+   Define WARPRED_NO_REDUX to force the shuffle path. Float/double min/max spend one hardware
+   min/max per shuffle step and settle NaN and the sign of zero once at the end with two
+   warp votes; the tests check both this and the plain path against the same reference.
+
+   COST  One shuffle per halving (log2(Width) steps); the down tree and the butterfly cost
+   the same. On an H100 both match cub::WarpReduce and cg::reduce for float, int and double
+   sums (`make bench`). IEEE min/max cost more than CUB's `a < b ? b : a`, which is not
+   order-independent with NaN or signed zeros: about 0.6x of its throughput in a tight loop.
 
    CONFIGURATION (define before including)
      WARPRED_ASSERT(cond)  device-side precondition check; default assert(cond), which NDEBUG
