@@ -9,16 +9,6 @@
 enum { THREADS = 256 };
 static const size_t N = (size_t)1 << 24; /* updates per run */
 
-__device__ __forceinline__ unsigned bench_hash(unsigned x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 /* random: uniform in [-1, 1); ascending: the thread index */
 __device__ __forceinline__ float bench_value(size_t i, int ascending)
 {

@@ -29,16 +29,6 @@ namespace cg = cooperative_groups;
 static const size_t MAX_N = (size_t)1 << 30;
 static const size_t ROTATE_BELOW = (size_t)1 << 26; /* 256 MiB: five times the H100's L2 */
 
-__host__ __device__ __forceinline__ unsigned bench_hash(unsigned x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 /* x[i] = k * 2^-20 with k a 20-bit hash of i: exact in float, exactly summable in int64. */
 __host__ __device__ __forceinline__ unsigned bench_k(size_t i) { return bench_hash((unsigned)i ^ (unsigned)(i >> 32) * 0x9e3779b9u) >> 12; }
 

@@ -20,6 +20,17 @@
 
 typedef void (*bench_fn)(void *ctx);
 
+/* A cheap integer hash, for inputs generated on the fly (host and device agree). */
+__host__ __device__ __forceinline__ unsigned bench_hash(unsigned x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
 static int bench_cmp_float(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;

@@ -382,31 +382,77 @@ static int cmp_group(const void *a, const void *b)
     return cmp_u64(&((const wt_group *)a)->base, &((const wt_group *)b)->base);
 }
 
+/* One aggregated-add run: thread i calls (if pred[i]) with v[i] on sums[addr[i]] and gets
+   old[i]. prepare draws the predicates and addresses; the caller fills v, then launch does
+   the device round trip. */
+template <typename T> struct add_run {
+    size_t n;
+    unsigned bins;
+    unsigned char *pred;
+    unsigned *addr;
+    T *v, *old, *sums;
+};
+
+template <typename T> static add_run<T> add_run_prepare(size_t n, unsigned bins)
+{
+    add_run<T> r;
+    r.n = n;
+    r.bins = bins;
+    r.pred = (unsigned char *)malloc(n);
+    r.addr = (unsigned *)malloc(n * sizeof(unsigned));
+    r.v = (T *)malloc(n * sizeof(T));
+    r.old = (T *)malloc(n * sizeof(T));
+    r.sums = (T *)malloc(bins * sizeof(T));
+    fill_predicates(r.pred, n);
+    fill_bins(r.addr, n, bins);
+    return r;
+}
+
+template <typename T> static void add_run_launch(add_run<T> *r)
+{
+    const size_t n = r->n;
+    unsigned char *d_pred = (unsigned char *)wt_dev_alloc(n);
+    unsigned *d_addr = (unsigned *)wt_dev_alloc(n * sizeof(unsigned));
+    T *d_v = (T *)wt_dev_alloc(n * sizeof(T)), *d_old = (T *)wt_dev_alloc(n * sizeof(T));
+    T *d_sums = (T *)wt_dev_alloc(r->bins * sizeof(T));
+    WT_CUDA(cudaMemset(d_sums, 0, r->bins * sizeof(T)));
+    wt_to_dev(d_pred, r->pred, n);
+    wt_to_dev(d_addr, r->addr, n * sizeof(unsigned));
+    wt_to_dev(d_v, r->v, n * sizeof(T));
+    k_add<T><<<(unsigned)((n + 255) / 256), 256>>>(d_pred, d_addr, d_v, n, d_sums, d_old);
+    WT_LAUNCHED();
+    wt_to_host(r->old, d_old, n * sizeof(T));
+    wt_to_host(r->sums, d_sums, r->bins * sizeof(T));
+    WT_CUDA(cudaFree(d_pred));
+    WT_CUDA(cudaFree(d_addr));
+    WT_CUDA(cudaFree(d_v));
+    WT_CUDA(cudaFree(d_old));
+    WT_CUDA(cudaFree(d_sums));
+}
+
+template <typename T> static void add_run_free(add_run<T> *r)
+{
+    free(r->pred);
+    free(r->addr);
+    free(r->v);
+    free(r->old);
+    free(r->sums);
+}
+
 /* Integer adds: in every (warp, address) group, lane k got the group's base plus the values of
    the group's lower lanes; per address, the group bases chain up from 0 in some serial order of
    the groups; and the sums are exact. Arithmetic modulo 2^64 covers every integer type. */
 template <typename T>
 static void run_add_int(unsigned bins, size_t n)
 {
-    unsigned char *pred = (unsigned char *)malloc(n);
-    unsigned *addr = (unsigned *)malloc(n * sizeof(unsigned));
-    T *v = (T *)malloc(n * sizeof(T)), *old = (T *)malloc(n * sizeof(T)), *sums = (T *)malloc(bins * sizeof(T));
-    fill_predicates(pred, n);
-    fill_bins(addr, n, bins);
+    add_run<T> r = add_run_prepare<T>(n, bins);
+    const unsigned char *pred = r.pred;
+    const unsigned *addr = r.addr;
+    const T *v = r.v, *old = r.old, *sums = r.sums;
     /* 12-bit values for 32-bit types (callers keep n <= 2^20), 40-bit ones for 64-bit types
        (n <= 2^24): no sum wraps, so the group bases sort into a chain */
-    for (size_t i = 0; i < n; i++) v[i] = (T)(wt_rand64() >> (sizeof(T) == 4 ? 52 : 24));
-    unsigned char *d_pred = (unsigned char *)wt_dev_alloc(n);
-    unsigned *d_addr = (unsigned *)wt_dev_alloc(n * sizeof(unsigned));
-    T *d_v = (T *)wt_dev_alloc(n * sizeof(T)), *d_old = (T *)wt_dev_alloc(n * sizeof(T)), *d_sums = (T *)wt_dev_alloc(bins * sizeof(T));
-    WT_CUDA(cudaMemset(d_sums, 0, bins * sizeof(T)));
-    wt_to_dev(d_pred, pred, n);
-    wt_to_dev(d_addr, addr, n * sizeof(unsigned));
-    wt_to_dev(d_v, v, n * sizeof(T));
-    k_add<T><<<(unsigned)((n + 255) / 256), 256>>>(d_pred, d_addr, d_v, n, d_sums, d_old);
-    WT_LAUNCHED();
-    wt_to_host(old, d_old, n * sizeof(T));
-    wt_to_host(sums, d_sums, bins * sizeof(T));
+    for (size_t i = 0; i < n; i++) r.v[i] = (T)(wt_rand64() >> (sizeof(T) == 4 ? 52 : 24));
+    add_run_launch(&r);
 
     const uint64_t mask = sizeof(T) == 4 ? 0xffffffffull : ~0ull;
     wt_group *groups = (wt_group *)malloc(((n + 31) / 32) * sizeof(wt_group));
@@ -443,16 +489,7 @@ static void run_add_int(unsigned bins, size_t n)
         }
     }
     free(groups);
-    WT_CUDA(cudaFree(d_pred));
-    WT_CUDA(cudaFree(d_addr));
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_old));
-    WT_CUDA(cudaFree(d_sums));
-    free(pred);
-    free(addr);
-    free(v);
-    free(old);
-    free(sums);
+    add_run_free(&r);
 }
 
 static void test_add_int_divergent(void **state)
@@ -472,23 +509,12 @@ static void test_add_int_divergent(void **state)
 template <typename F>
 static void run_add_float(unsigned bins, size_t n)
 {
-    unsigned char *pred = (unsigned char *)malloc(n);
-    unsigned *addr = (unsigned *)malloc(n * sizeof(unsigned));
-    F *v = (F *)malloc(n * sizeof(F)), *old = (F *)malloc(n * sizeof(F)), *sums = (F *)malloc(bins * sizeof(F));
-    fill_predicates(pred, n);
-    fill_bins(addr, n, bins);
-    for (size_t i = 0; i < n; i++) v[i] = (F)(wt_rand_unit() * 2 - 1);
-    unsigned char *d_pred = (unsigned char *)wt_dev_alloc(n);
-    unsigned *d_addr = (unsigned *)wt_dev_alloc(n * sizeof(unsigned));
-    F *d_v = (F *)wt_dev_alloc(n * sizeof(F)), *d_old = (F *)wt_dev_alloc(n * sizeof(F)), *d_sums = (F *)wt_dev_alloc(bins * sizeof(F));
-    WT_CUDA(cudaMemset(d_sums, 0, bins * sizeof(F)));
-    wt_to_dev(d_pred, pred, n);
-    wt_to_dev(d_addr, addr, n * sizeof(unsigned));
-    wt_to_dev(d_v, v, n * sizeof(F));
-    k_add<F><<<(unsigned)((n + 255) / 256), 256>>>(d_pred, d_addr, d_v, n, d_sums, d_old);
-    WT_LAUNCHED();
-    wt_to_host(old, d_old, n * sizeof(F));
-    wt_to_host(sums, d_sums, bins * sizeof(F));
+    add_run<F> r = add_run_prepare<F>(n, bins);
+    const unsigned char *pred = r.pred;
+    const unsigned *addr = r.addr;
+    const F *v = r.v, *old = r.old, *sums = r.sums;
+    for (size_t i = 0; i < n; i++) r.v[i] = (F)(wt_rand_unit() * 2 - 1);
+    add_run_launch(&r);
     const double u = sizeof(F) == 4 ? 0x1p-24 : 0x1p-53;
     for (unsigned b = 0; b < bins; b++) {
         double want = 0, abs_sum = 0;
@@ -515,16 +541,7 @@ static void run_add_float(unsigned bins, size_t n)
             fail_msg("%s add, bin %u: total %.17g, expected %.17g (tolerance %.3g)", sizeof(F) == 4 ? "float" : "double", b,
                      (double)sums[b], want, tol);
     }
-    WT_CUDA(cudaFree(d_pred));
-    WT_CUDA(cudaFree(d_addr));
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_old));
-    WT_CUDA(cudaFree(d_sums));
-    free(pred);
-    free(addr);
-    free(v);
-    free(old);
-    free(sums);
+    add_run_free(&r);
 }
 
 static void test_add_float_divergent(void **state)
