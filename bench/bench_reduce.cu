@@ -11,7 +11,8 @@
    2. Warp- and block-level reduce throughput (sum; float max too) for float, int, double:
       warpred reduce and allreduce against cub::WarpReduce, cg::reduce, cub::BlockReduce.
 
-   Usage: bench_reduce [csv path]   (run by `make bench`) */
+   Usage: bench_reduce [csv path]   (run by `make bench`)
+          bench_reduce --profile E   (a few calls of each sum variant at N = 2^E, for ncu) */
 #include <math.h>
 #include <cub/cub.cuh>
 #include <cooperative_groups.h>
@@ -362,8 +363,34 @@ static void bench_warp_block(FILE *csv)
     BCHECK(cudaFree(c.out));
 }
 
+/* --profile E: a few calls of each sum variant at N = 2^E and nothing else, for ncu. */
+static int profile_sum(int e)
+{
+    device_sum_plan plan;
+    BCHECK(device_sum_plan_create(&plan));
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.plan = &plan;
+    c.n = (size_t)1 << e;
+    BCHECK(cudaMalloc(&c.x, MAX_N * sizeof(float)));
+    BCHECK(cudaMalloc(&c.out, sizeof(float)));
+    k_fill<<<4096, 256>>>(c.x, MAX_N);
+    BCHECK(cub::DeviceReduce::Sum(NULL, c.cub_temp_bytes, c.x, c.out, c.n));
+    BCHECK(cudaMalloc(&c.cub_temp, c.cub_temp_bytes));
+    for (int r = 0; r < 3; r++)
+        for (c.variant = 0; c.variant < SUM_VARIANTS; c.variant++) sum_once(&c);
+    BCHECK(cudaDeviceSynchronize());
+    printf("profiled N = 2^%d\n", e);
+    BCHECK(cudaFree(c.x));
+    BCHECK(cudaFree(c.out));
+    BCHECK(cudaFree(c.cub_temp));
+    device_sum_plan_destroy(&plan);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--profile") == 0) return profile_sum(atoi(argv[2]));
     FILE *csv = bench_csv_open(argc > 1 ? argv[1] : "bench_reduce.csv");
     cudaDeviceProp prop;
     BCHECK(cudaGetDeviceProperties(&prop, 0));
