@@ -130,9 +130,10 @@ __device__ __forceinline__ unsigned warpred__segment_mask(void)
     return (0xffffffffu >> (32 - Width)) << (warpred__lane_id() & ~(unsigned)(Width - 1));
 }
 
-/* Floating-point min/max. The hardware's max.f32/min.f32 return the number when one input is
-   NaN and the canonical NaN when both are; max.NaN/min.NaN (sm_80+, f32 only) return the
-   canonical NaN when either is. Neither orders -0 below +0, so a pair of zeros is settled on
+/* Floating-point min/max. The hardware's max/min return the number when one input is NaN and
+   some NaN when both are (for f64, measured: possibly an input's NaN, so it is made canonical
+   here); max.NaN/min.NaN (sm_80+, f32 only) return the canonical NaN when either input is NaN.
+   None of them orders -0 below +0, so a pair of zeros is settled on
    the bits (AND keeps +0 for max, OR keeps -0 for min); that test is on bits too, so
    flush-to-zero never turns a subnormal into a "zero". Inline PTX carries no .ftz, so
    --use_fast_math changes nothing here. */
