@@ -16,8 +16,11 @@
    time: warpred_block_reduce<256>(v, op). It must equal blockDim.x * blockDim.y * blockDim.z
    (checked with assert). With it the compiler drops the code for other sizes and unrolls the
    final fold, which makes a tight loop of block reductions about as fast as CUB's
-   BlockReduce (which always takes the size at compile time); without it (the default, 0)
-   the size is read from blockDim at run time (see `make bench` for both).
+   BlockReduce (which always takes the size at compile time). Without it (the default, 0)
+   the size is read from blockDim at run time; warpred_block_reduce and _allreduce then
+   branch to code specialized for 64, 128, 256, 512 and 1024 threads, so those sizes run
+   about as fast as with the template argument, at the price of more code in the kernel
+   (see `make bench` for both).
 
    USAGE
        #include <warpred/block_reduce.cuh>
@@ -189,13 +192,33 @@ __device__ __forceinline__ int warpred__block_size(void)
     return BlockThreads ? BlockThreads : warpred__block_threads();
 }
 
+/* A whole-block reduction of more than 32 threads. With the size known only at run time, the
+   common sizes are dispatched to code specialized for them (a uniform branch), because the
+   general code's run-time bookkeeping costs up to half the throughput of a tight loop. */
+template <bool Broadcast, int BlockThreads, typename T, typename Op>
+__device__ __forceinline__ T warpred__block_reduce_all(T v, Op op, int nthreads)
+{
+    T *slots = warpred__block_slots<T>();
+    if (BlockThreads == 0) {
+        switch (nthreads) {
+        case 64: return warpred__block_reduce_first<Broadcast>(v, op, slots, 64, 64);
+        case 128: return warpred__block_reduce_first<Broadcast>(v, op, slots, 128, 128);
+        case 256: return warpred__block_reduce_first<Broadcast>(v, op, slots, 256, 256);
+        case 512: return warpred__block_reduce_first<Broadcast>(v, op, slots, 512, 512);
+        case 1024: return warpred__block_reduce_first<Broadcast>(v, op, slots, 1024, 1024);
+        default: break;
+        }
+    }
+    return warpred__block_reduce_first<Broadcast>(v, op, slots, nthreads, nthreads);
+}
+
 /* Block result in thread 0 (threadIdx 0,0,0); every thread of the block calls. */
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce(T v, Op op)
 {
     const int nthreads = warpred__block_size<BlockThreads>();
     if (nthreads <= 32) return warpred_warp_reduce_n(v, op, nthreads);
-    return warpred__block_reduce_first<false>(v, op, warpred__block_slots<T>(), nthreads, nthreads);
+    return warpred__block_reduce_all<false, BlockThreads>(v, op, nthreads);
 }
 
 /* Block result in every thread; every thread of the block calls. */
@@ -204,7 +227,7 @@ __device__ __forceinline__ T warpred_block_allreduce(T v, Op op)
 {
     const int nthreads = warpred__block_size<BlockThreads>();
     if (nthreads <= 32) return warpred_warp_allreduce_n(v, op, nthreads);
-    return warpred__block_reduce_first<true>(v, op, warpred__block_slots<T>(), nthreads, nthreads);
+    return warpred__block_reduce_all<true, BlockThreads>(v, op, nthreads);
 }
 
 /* Every thread calls; only the values of threads 0..n-1 (linear index) count, 1 <= n <= block
