@@ -56,8 +56,8 @@ __global__ void k_block_first_n(const T *in, int n, T *red, T *all)
     const int nthreads = blockDim.x * blockDim.y * blockDim.z;
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const int i = blockIdx.x * nthreads + tid;
-    T r = warpred_block_reduce_first_n(in[i], Op(), n);
-    T a = warpred_block_allreduce_first_n(in[i], Op(), n);
+    T r = warpred_block_reduce_valid(in[i], Op(), n);
+    T a = warpred_block_allreduce_valid(in[i], Op(), n);
     if (tid == 0) red[blockIdx.x] = r;
     all[i] = a;
 }
@@ -119,7 +119,7 @@ static void run_every_size(void)
 static const dim3 wt_shapes[] = {dim3(1000), dim3(1024), dim3(33), dim3(17), dim3(96), dim3(7, 5, 3),
                                  dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64)};
 
-/* warpred_block_reduce_first_n / allreduce_first_n: n = 1, a middle value, all but one, all. */
+/* warpred_block_reduce_valid / allreduce_first_n: n = 1, a middle value, all but one, all. */
 template <typename T, typename Op>
 static void run_first_n(int op, int special)
 {

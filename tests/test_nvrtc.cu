@@ -42,13 +42,13 @@ static const char *const wt_warp_src =
     "template <typename T> __device__ void all_ops(T *p) {\n"
     "    T v = p[threadIdx.x];\n"
     "    p[0] = warpred_warp_reduce(v, warpred_op_sum()) + warpred_warp_allreduce<4>(v, warpred_op_min());\n"
-    "    p[1] = warpred_warp_reduce_n<8>(v, warpred_op_max(), 20) + warpred_warp_allreduce_n(v, warpred_op_max_num(), 7);\n"
+    "    p[1] = warpred_warp_reduce_partial<8>(v, warpred_op_max(), 20) + warpred_warp_allreduce_partial(v, warpred_op_max_num(), 7);\n"
     "    p[2] = warpred_warp_allreduce<16>(v, warpred_op_min_num());\n"
     "}\n"
     "template <typename T> __device__ void bit_ops(T *p) {\n"
     "    T v = p[threadIdx.x];\n"
     "    p[3] = warpred_warp_reduce(v, warpred_op_and()) | warpred_warp_allreduce(v, warpred_op_or())\n"
-    "         | warpred_warp_reduce_n<2>(v, warpred_op_xor(), 9);\n"
+    "         | warpred_warp_reduce_partial<2>(v, warpred_op_xor(), 9);\n"
     "}\n"
     "__global__ void k(int *a, unsigned *b, long long *c, unsigned long long *d, float *e, double *f) {\n"
     "    all_ops(a); all_ops(b); all_ops(c); all_ops(d); all_ops(e); all_ops(f);\n"
@@ -90,8 +90,8 @@ static const char *const wt_grid_src =
     "    warpred_grid_reduce(x[threadIdx.x], warpred_op_sum(), s, out);\n"
     "    warpred_grid_reduce((double)x[threadIdx.x], warpred_op_max(), s, d);\n"
     "    if (warpred_grid_reduce((int)x[threadIdx.x], warpred_op_xor(), s, i)) i[1] = 1;\n"
-    "    d[1] = warpred_block_reduce_first_n((double)x[0], warpred_op_min(), 3)\n"
-    "         + warpred_block_allreduce_first_n((double)x[1], warpred_op_sum(), 5);\n"
+    "    d[1] = warpred_block_reduce_valid((double)x[0], warpred_op_min(), 3)\n"
+    "         + warpred_block_allreduce_valid((double)x[1], warpred_op_sum(), 5);\n"
     "}\n";
 
 static const char *const wt_umbrella_src =
@@ -106,7 +106,7 @@ static const char *const wt_half_src =
     "    h[0] = warpred_block_reduce(h[threadIdx.x], warpred_op_sum());\n"
     "    h[1] = warpred_warp_allreduce<8>(h[threadIdx.x], warpred_op_max());\n"
     "    b[0] = warpred_block_allreduce(b[threadIdx.x], warpred_op_min_num());\n"
-    "    b[1] = warpred_warp_reduce_n(b[threadIdx.x], warpred_op_sum(), 5);\n"
+    "    b[1] = warpred_warp_reduce_partial(b[threadIdx.x], warpred_op_sum(), 5);\n"
     "}\n";
 
 static void test_nvrtc_warp_reduce(void **state) { (void)state; wt_nvrtc_compile("warp_reduce", wt_warp_src, 0); }

@@ -10,7 +10,7 @@
 /* How the lanes of one test warp call:
      WT_FULL   all 32 lanes, warpred_warp_reduce / _allreduce
      WT_EVEN   only the even-numbered segments, same functions (exercises the segment masks)
-     1..32     lanes 0..n-1, warpred_warp_reduce_n / _allreduce_n */
+     1..32     lanes 0..n-1, warpred_warp_reduce_partial / _allreduce_n */
 enum { WT_FULL = 0, WT_EVEN = -1 };
 
 template <int W, typename T, typename Op>
@@ -21,8 +21,8 @@ __global__ void k_warp(const T *in, const int *modes, T *red, T *all)
         red[i] = warpred_warp_reduce<W>(in[i], Op());
         all[i] = warpred_warp_allreduce<W>(in[i], Op());
     } else if (mode > 0 && lane < mode) {
-        red[i] = warpred_warp_reduce_n<W>(in[i], Op(), mode);
-        all[i] = warpred_warp_allreduce_n<W>(in[i], Op(), mode);
+        red[i] = warpred_warp_reduce_partial<W>(in[i], Op(), mode);
+        all[i] = warpred_warp_allreduce_partial<W>(in[i], Op(), mode);
     }
 }
 
@@ -159,7 +159,7 @@ __global__ void demo(int *out)
     int s = warpred_warp_reduce(lane + 1, warpred_op_sum());          // 528 in lane 0
     int m = warpred_warp_allreduce<8>(lane, warpred_op_max());       // 7,15,23,31 per 8 lanes
     if (lane < 5) {
-        int t = warpred_warp_reduce_n(lane + 1, warpred_op_sum(), 5); // 15 in lane 0
+        int t = warpred_warp_reduce_partial(lane + 1, warpred_op_sum(), 5); // 15 in lane 0
         if (lane == 0) out[2] = t;
     }
     if (lane == 0) out[0] = s;

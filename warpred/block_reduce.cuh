@@ -9,8 +9,8 @@
    and, when only the first n threads (linear index 0..n-1, 1 <= n <= block size) hold a
    value, as in the last block over an array, while every thread still calls:
 
-     warpred_block_reduce_first_n(v, op, n)     result in thread 0
-     warpred_block_allreduce_first_n(v, op, n)  result in every thread
+     warpred_block_reduce_valid(v, op, n)     result in thread 0
+     warpred_block_allreduce_valid(v, op, n)  result in every thread
 
    Each takes an optional first template argument, the block size when it is known at compile
    time: warpred_block_reduce<256>(v, op). It must equal blockDim.x * blockDim.y * blockDim.z
@@ -51,7 +51,7 @@
 
    BLOCK SHAPES  1D, 2D and 3D blocks of 1 to 1024 threads, any size (not only multiples of
    32). Threads are numbered x + y*Dx + z*Dx*Dy and cut into warps of 32 in that order, as
-   CUDA does; the last warp may be partial and is reduced with warpred_warp_reduce_n.
+   CUDA does; the last warp may be partial and is reduced with warpred_warp_reduce_partial.
 
    ORDER OF FLOAT SUMS  fixed by the block shape: the same inputs in the same threads give a
    bitwise-identical result on every run.
@@ -110,7 +110,7 @@ __device__ __forceinline__ T *warpred__block_slots(void)
 template <typename T, typename Op>
 __device__ __forceinline__ T warpred__warp_reduce_first(T v, Op op, int n)
 {
-    return n >= 32 ? warpred_warp_reduce(v, op) : warpred_warp_reduce_n(v, op, n);
+    return n >= 32 ? warpred_warp_reduce(v, op) : warpred_warp_reduce_partial(v, op, n);
 }
 
 /* Lanes 0..present-1 of the warp call; the values of lanes 0..valid-1 count (1 <= valid <=
@@ -218,7 +218,7 @@ template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce(T v, Op op)
 {
     const int nthreads = warpred__block_size<BlockThreads>();
-    if (nthreads <= 32) return warpred_warp_reduce_n(v, op, nthreads);
+    if (nthreads <= 32) return warpred_warp_reduce_partial(v, op, nthreads);
     return warpred__block_reduce_all<false, BlockThreads>(v, op, nthreads);
 }
 
@@ -227,14 +227,14 @@ template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_allreduce(T v, Op op)
 {
     const int nthreads = warpred__block_size<BlockThreads>();
-    if (nthreads <= 32) return warpred_warp_allreduce_n(v, op, nthreads);
+    if (nthreads <= 32) return warpred_warp_allreduce_partial(v, op, nthreads);
     return warpred__block_reduce_all<true, BlockThreads>(v, op, nthreads);
 }
 
 /* Every thread calls; only the values of threads 0..n-1 (linear index) count, 1 <= n <= block
    size. Result in thread 0. For the tail of an array, where the other threads have no value. */
 template <int BlockThreads = 0, typename T, typename Op>
-__device__ __forceinline__ T warpred_block_reduce_first_n(T v, Op op, int n)
+__device__ __forceinline__ T warpred_block_reduce_valid(T v, Op op, int n)
 {
     const int nthreads = warpred__block_size<BlockThreads>();
     WARPRED_ASSERT(n >= 1 && n <= nthreads);
@@ -242,9 +242,9 @@ __device__ __forceinline__ T warpred_block_reduce_first_n(T v, Op op, int n)
     return warpred__block_reduce_first<false>(v, op, warpred__block_slots<T>(), nthreads, n);
 }
 
-/* As warpred_block_reduce_first_n, with the result in every thread. */
+/* As warpred_block_reduce_valid, with the result in every thread. */
 template <int BlockThreads = 0, typename T, typename Op>
-__device__ __forceinline__ T warpred_block_allreduce_first_n(T v, Op op, int n)
+__device__ __forceinline__ T warpred_block_allreduce_valid(T v, Op op, int n)
 {
     const int nthreads = warpred__block_size<BlockThreads>();
     WARPRED_ASSERT(n >= 1 && n <= nthreads);

@@ -176,7 +176,7 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
     T acc = v;
     if ((unsigned)tid < holders) acc = warpred__fold_partials(partials, nblocks, (unsigned)tid, folders, op);
     if (by_warp) acc = warpred__warp_reduce_valid(acc, op, (int)folders, (int)holders);
-    else acc = warpred_block_reduce_first_n(acc, op, (int)holders);
+    else acc = warpred_block_reduce_valid(acc, op, (int)holders);
     if (tid == 0) {
         *out = acc;
         *scratch.counter = 0; /* ready for the next launch; nobody else touches it in this one */

@@ -10,8 +10,8 @@
    and a partial-warp form of each, for the tail of an array or the last warp of a block
    whose size is not a multiple of 32:
 
-     warpred_warp_reduce_n<Width>(v, op, n)    only lanes 0..n-1 of the warp call (1 <= n <= 32)
-     warpred_warp_allreduce_n<Width>(v, op, n)
+     warpred_warp_reduce_partial<Width>(v, op, n)    only lanes 0..n-1 of the warp call (1 <= n <= 32)
+     warpred_warp_allreduce_partial<Width>(v, op, n)
 
    USAGE
        #include <warpred/warp_reduce.cuh>
@@ -22,7 +22,7 @@
            int s = warpred_warp_reduce(lane + 1, warpred_op_sum());          // 528 in lane 0
            int m = warpred_warp_allreduce<8>(lane, warpred_op_max());       // 7,15,23,31 per 8 lanes
            if (lane < 5) {
-               int t = warpred_warp_reduce_n(lane + 1, warpred_op_sum(), 5); // 15 in lane 0
+               int t = warpred_warp_reduce_partial(lane + 1, warpred_op_sum(), 5); // 15 in lane 0
                if (lane == 0) out[2] = t;
            }
            if (lane == 0) out[0] = s;
@@ -485,7 +485,7 @@ __device__ __forceinline__ T warpred_warp_allreduce(T v, Op op)
 
 /* Only lanes 0..n-1 call; result in the first lane of each segment that has a valid lane. */
 template <int Width = 32, typename T, typename Op>
-__device__ __forceinline__ T warpred_warp_reduce_n(T v, Op op, int n)
+__device__ __forceinline__ T warpred_warp_reduce_partial(T v, Op op, int n)
 {
     (void)sizeof(warpred__check_width<Width>);
     const unsigned lane = warpred__lane_id();
@@ -496,10 +496,10 @@ __device__ __forceinline__ T warpred_warp_reduce_n(T v, Op op, int n)
 
 /* Only lanes 0..n-1 call; result in every calling lane. */
 template <int Width = 32, typename T, typename Op>
-__device__ __forceinline__ T warpred_warp_allreduce_n(T v, Op op, int n)
+__device__ __forceinline__ T warpred_warp_allreduce_partial(T v, Op op, int n)
 {
     typedef typename warpred__use_redux<Width, T, Op>::type path;
-    return warpred__broadcast_first<Width, T, Op>(warpred_warp_reduce_n<Width>(v, op, n), n, path());
+    return warpred__broadcast_first<Width, T, Op>(warpred_warp_reduce_partial<Width>(v, op, n), n, path());
 }
 
 #endif /* WARPRED_WARP_REDUCE_CUH */
