@@ -1,18 +1,37 @@
-# warpred - build, test, sanitize, benchmark.
+# warpred - build, test, sanitize, benchmark, install.  `make help` lists the targets.
 #
-#   make test       host checks + GPU tests (GPU tests report SKIPPED where there is no GPU)
-#   make sanitize   GPU tests under compute-sanitizer memcheck, racecheck, synccheck, initcheck
-#   make run        the main sample
-#   make bench      benchmarks against CUB (needs a GPU)
-#   make archs      the whole build for every arch in ALL_ARCHS, warnings as errors
+# Variables: ARCHS (default "75 80 90": every program is a fat binary for these), JOBS (parallel
+# compiles, default: every core), CUDA_HOME, NVCC, CMOCKA_PREFIX (cmocka unpacked somewhere other
+# than the system), PREFIX / DESTDIR (make install), REQUIRE_GPU=1 (no usable GPU is an error,
+# not a skip: for GPU machines).
 #
-# Variables: ARCHS (default "75 80 90": the test build is a fat binary for these),
-# CUDA_HOME, NVCC, CMOCKA_PREFIX (cmocka unpacked somewhere other than the system).
+# What is built is found by name, so a new file needs no edit here:
+#   tests/test_NAME.cu     a cmocka test program, $(BUILD)/test_NAME (test_host and test_nvrtc run
+#                          without a GPU; the others skip their GPU tests there)
+#   samples/NAME/main.cu   a sample, $(BUILD)/sample_NAME; it checks its own results and exits
+#                          non-zero when a check fails. samples/NAME/main.py: a Python sample, run
+#                          with python3. Both read WARPRED_SAMPLE_QUICK=1 (small sizes: make test,
+#                          make sanitize). A sample that cannot run here (a missing package, too few
+#                          GPUs) prints a line starting with "SKIPPED:" and exits 0.
+#   samples/NAME/sample.mk optional, included here; it may set
+#                            SAMPLE_FLAGS_NAME        extra nvcc flags for main.cu (e.g. -I...)
+#                            SAMPLE_LIBS_NAME         extra link flags (e.g. -lnccl)
+#                            SAMPLE_SKIP_NAME         a reason not to build or run it on this machine
+#                                                     (e.g. "NCCL is not installed"): reported as
+#                                                     skipped, never as passed
+#                            SAMPLE_NO_SANITIZE_NAME  a reason not to run it under compute-sanitizer
+#                          and add rules of its own.
+#   bench/bench_NAME.cu    a benchmark, $(BUILD)/bench_NAME; `make bench` runs it with one argument,
+#                          the CSV file to write ($(BUILD)/bench_NAME.csv). BENCH_LIBS_NAME: extra
+#                          link flags.
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 ARCHS ?= 75 80 90
 ALL_ARCHS = 75 80 90
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS += -j$(JOBS)
+PREFIX ?= /usr/local
 empty :=
 space := $(empty) $(empty)
 # one build folder per arch set, so that changing ARCHS never reuses binaries built for others
@@ -21,9 +40,11 @@ BUILD ?= build/sm_$(subst $(space),_,$(strip $(ARCHS)))
 gencode = $(foreach a,$(1),-gencode arch=compute_$(a),code=sm_$(a))
 WARN = -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
 NVFLAGS = -std=c++17 -O2 -lineinfo -I. $(WARN)
+# header dependencies: each compile writes $@.d, so a program rebuilds only when a file it includes changed
+DEPFLAGS = -MMD -MP -MF $@.d -MT $@
 
 ifdef CMOCKA_PREFIX
-CMOCKA_LIBDIR = $(firstword $(wildcard $(CMOCKA_PREFIX)/lib/x86_64-linux-gnu $(CMOCKA_PREFIX)/lib64 $(CMOCKA_PREFIX)/lib))
+CMOCKA_LIBDIR = $(firstword $(foreach d,$(CMOCKA_PREFIX)/lib/x86_64-linux-gnu $(CMOCKA_PREFIX)/lib64 $(CMOCKA_PREFIX)/lib,$(if $(wildcard $(d)/libcmocka.so*),$(d))))
 CMOCKA_CFLAGS = -I$(CMOCKA_PREFIX)/include
 CMOCKA_LIBS = -L$(CMOCKA_LIBDIR) -lcmocka -Xlinker -rpath=$(CMOCKA_LIBDIR)
 else
@@ -32,83 +53,148 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 endif
 TEST_FLAGS = $(NVFLAGS) -Itests $(CMOCKA_CFLAGS)
 
-HEADERS = $(wildcard warpred/*.cuh)
-GPU_TESTS = $(BUILD)/test_warp_reduce $(BUILD)/test_warp_reduce_generic $(BUILD)/test_block_reduce \
-            $(BUILD)/test_atomics $(BUILD)/test_grid_reduce
-HOST_TESTS = $(BUILD)/test_host $(BUILD)/test_nvrtc
-SAMPLES = $(BUILD)/demo $(BUILD)/device_sum
-BENCHES = $(BUILD)/bench_atomics $(BUILD)/bench_reduce
+# ---- what there is ----
+HEADERS = $(wildcard warpred/*.cuh warpred/*.h)
+HOST_TEST_NAMES = test_host test_nvrtc
+GPU_TESTS = $(filter-out $(addprefix $(BUILD)/,$(HOST_TEST_NAMES)),$(patsubst tests/%.cu,$(BUILD)/%,$(wildcard tests/test_*.cu))) \
+            $(BUILD)/test_warp_reduce_generic
+HOST_TESTS = $(addprefix $(BUILD)/,$(HOST_TEST_NAMES))
+BENCHES = $(patsubst bench/%.cu,$(BUILD)/%,$(wildcard bench/bench_*.cu))
+GPU_PROBE = $(BUILD)/gpu_probe
+
+-include $(wildcard samples/*/sample.mk)
+SAMPLE_CU_NAMES = $(patsubst samples/%/main.cu,%,$(wildcard samples/*/main.cu))
+SAMPLE_PY_NAMES = $(patsubst samples/%/main.py,%,$(wildcard samples/*/main.py))
+SAMPLE_NAMES = $(sort $(SAMPLE_CU_NAMES) $(SAMPLE_PY_NAMES))
+skipped = $(if $(strip $(SAMPLE_SKIP_$(1))),$(1))
+SAMPLES_SKIPPED = $(foreach n,$(SAMPLE_NAMES),$(call skipped,$(n)))
+SAMPLES = $(addprefix $(BUILD)/sample_,$(filter-out $(SAMPLES_SKIPPED),$(SAMPLE_CU_NAMES)))
+# the items tests/run.sh runs for one sample: gpu:PROGRAM, or skip:NAME:VARIABLE (the variable holds the reason)
+sample_item = $(if $(call skipped,$(1)),skip:$(1):SAMPLE_SKIP_$(1),gpu:$(if $(filter $(1),$(SAMPLE_CU_NAMES)),$(BUILD)/sample_$(1),samples/$(1)/main.py))
+sanitize_item = $(if $(strip $(SAMPLE_NO_SANITIZE_$(1))),skip:$(1):SAMPLE_NO_SANITIZE_$(1),$(call sample_item,$(1)))
+SAMPLE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sample_item,$(n)))
+SAMPLE_SANITIZE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sanitize_item,$(n)))
+# the reasons travel to tests/run.sh in the environment
+export $(foreach n,$(SAMPLE_NAMES),SAMPLE_SKIP_$(n) SAMPLE_NO_SANITIZE_$(n))
+
 SANITIZE_TOOLS = memcheck racecheck synccheck initcheck
+SAMPLE_SANITIZE_TOOLS = memcheck racecheck synccheck
 SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOME)/bin/compute-sanitizer)
+RUN = tests/run.sh --gpu-probe $(GPU_PROBE) $(if $(filter 1,$(REQUIRE_GPU)),--require-gpu)
 
-.PHONY: all test sanitize run bench archs headers link clean check-cmocka
+.PHONY: all test sanitize run run-% bench archs headers link clean help install uninstall
 .DELETE_ON_ERROR:
+.SECONDEXPANSION:
 
-all: $(GPU_TESTS) $(HOST_TESTS) $(SAMPLES) $(BENCHES)
+all: $(GPU_TESTS) $(HOST_TESTS) $(SAMPLES) $(BENCHES) $(GPU_PROBE)
 
-check-cmocka:
-	@printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\n' \
-	  | cc -E $(CMOCKA_CFLAGS) -x c - >/dev/null 2>&1 || { \
-	  echo "cmocka is not installed. Install it with:  sudo apt-get install -y libcmocka-dev"; \
-	  echo "(or point CMOCKA_PREFIX at an unpacked copy: make test CMOCKA_PREFIX=/path/to/usr)"; exit 1; }
+help:
+	@echo "make test        every check: headers alone, two-TU link, host tests, NVRTC, GPU tests,"
+	@echo "                 every sample at a small size (GPU parts report SKIPPED without a GPU)"
+	@echo "make sanitize    GPU tests and samples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
+	@echo "make run         build every sample, run each, one line per sample and a total"
+	@echo "make run-NAME    build and run samples/NAME"
+	@echo "make bench       the benchmarks (GPU); CSVs and a plot in $(BUILD)"
+	@echo "make archs       the whole build for sm_$(subst $(space),$(comma)sm_,$(ALL_ARCHS)), warnings as errors (CI)"
+	@echo "make install     headers, LICENSE, pkg-config and CMake files under PREFIX (now $(PREFIX)), DESTDIR honoured"
+	@echo "make uninstall   remove what make install put under PREFIX"
+	@echo "make clean       remove $(BUILD)"
+	@echo "variables: ARCHS=\"$(ARCHS)\" JOBS=$(JOBS) CMOCKA_PREFIX=... CUDA_HOME=$(CUDA_HOME) REQUIRE_GPU=1"
+	@echo "samples: $(SAMPLE_NAMES)"
+comma := ,
 
-$(BUILD):
-	@mkdir -p $(BUILD)
+# ---- cmocka: checked before anything is compiled, for the goals that need it ----
+CMOCKA_GOALS = all test sanitize archs $(BUILD)/test_%
+ifneq ($(if $(MAKECMDGOALS),$(filter $(CMOCKA_GOALS),$(MAKECMDGOALS)),all),)
+ifdef CMOCKA_PREFIX
+ifeq ($(wildcard $(CMOCKA_PREFIX)/include/cmocka.h),)
+$(error CMOCKA_PREFIX=$(CMOCKA_PREFIX) has no include/cmocka.h (point it at the folder holding include/ and lib/))
+endif
+ifeq ($(CMOCKA_LIBDIR),)
+$(error CMOCKA_PREFIX=$(CMOCKA_PREFIX) has no libcmocka.so in lib/, lib64/ or lib/x86_64-linux-gnu/)
+endif
+endif
+CMOCKA_FOUND := $(shell printf '\043include <stdarg.h>\n\043include <stddef.h>\n\043include <setjmp.h>\n\043include <stdint.h>\n\043include <cmocka.h>\n' \
+  | $(CC) -E $(CMOCKA_CFLAGS) -x c - >/dev/null 2>&1 && echo yes)
+ifneq ($(CMOCKA_FOUND),yes)
+$(info cmocka is not installed. Install it with:  sudo apt-get install -y libcmocka-dev)
+$(info (or point CMOCKA_PREFIX at an unpacked copy: make test CMOCKA_PREFIX=/path/to/usr))
+$(error cmocka missing)
+endif
+endif
 
+$(BUILD) $(BUILD)/alone:
+	@mkdir -p $@
+
+# ---- header and link checks (each rebuilds only when a file it includes changed) ----
 # Every header compiles alone, in a translation unit that includes nothing else.
-headers: | $(BUILD)
-	@for h in $(HEADERS); do \
-	  n=$$(basename $$h .cuh); printf '#include <warpred/%s.cuh>\n' $$n > $(BUILD)/alone_$$n.cu; \
-	  $(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) -c $(BUILD)/alone_$$n.cu -o $(BUILD)/alone_$$n.o || exit 1; \
-	  echo "header alone: $$h ok"; done
+ALONE = $(patsubst warpred/%,$(BUILD)/alone/%.o,$(HEADERS))
+$(BUILD)/alone/%.o: warpred/% | $(BUILD)/alone
+	@printf '#include <warpred/%s>\n' $* > $(@:.o=.cu)
+	$(NVCC) $(NVFLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) -c $(@:.o=.cu) -o $@
+headers: $(ALONE)
+	@echo "every header compiles alone: ok ($(words $(ALONE)) headers)"
 
 # All headers in two translation units of one program: no duplicate symbols.
-link: | $(BUILD)
-	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) tests/link_a.cu tests/link_b.cu -o $(BUILD)/link_whole
-	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) -rdc=true tests/link_a.cu tests/link_b.cu -o $(BUILD)/link_rdc
+LINKS = $(BUILD)/link_whole $(BUILD)/link_rdc
+$(BUILD)/link_whole: tests/link_a.cu tests/link_b.cu $(HEADERS) | $(BUILD)
+	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) tests/link_a.cu tests/link_b.cu -o $@
+$(BUILD)/link_rdc: tests/link_a.cu tests/link_b.cu $(HEADERS) | $(BUILD)
+	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) -rdc=true tests/link_a.cu tests/link_b.cu -o $@
+link: $(LINKS)
 	@echo "two translation units link (whole-program and -rdc): ok"
 
-$(BUILD)/test_%: tests/test_%.cu tests/wt.h tests/wt_types.h $(HEADERS) $(wildcard samples/*/*.cuh) | check-cmocka $(BUILD)
-	$(NVCC) $(TEST_FLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
+# ---- programs ----
+$(BUILD)/test_%: tests/test_%.cu | $(BUILD)
+	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
-$(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu tests/wt.h tests/wt_types.h $(HEADERS) | check-cmocka $(BUILD)
-	$(NVCC) $(TEST_FLAGS) -DWARPRED_NO_REDUX -DWARPRED__NO_NAN_MINMAX --use_fast_math $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
+$(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu | $(BUILD)
+	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWARPRED_NO_REDUX -DWARPRED_NO_NAN_MINMAX -DWARPRED__NO_NAN_MINMAX --use_fast_math \
+	  $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
-$(BUILD)/test_nvrtc: tests/test_nvrtc.cu tests/wt.h | check-cmocka $(BUILD)
-	$(NVCC) $(TEST_FLAGS) -DWT_REPO_DIR='"$(CURDIR)"' -DWT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' $< -o $@ \
-	  $(CMOCKA_LIBS) -lnvrtc
+$(BUILD)/test_nvrtc: tests/test_nvrtc.cu | $(BUILD)
+	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWT_REPO_DIR='"$(CURDIR)"' -DWT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' \
+	  $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS) -lnvrtc
 
-$(BUILD)/demo: samples/demo/demo.cu $(HEADERS) | $(BUILD)
+$(GPU_PROBE): tests/gpu_probe.cu | $(BUILD)
 	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) $< -o $@
 
-test: headers link $(GPU_TESTS) $(HOST_TESTS)
-	@tests/run.sh $(HOST_TESTS) $(GPU_TESTS)
+$(BUILD)/sample_%: samples/%/main.cu | $(BUILD)
+	$(NVCC) $(NVFLAGS) $(DEPFLAGS) $(SAMPLE_FLAGS_$*) $(call gencode,$(ARCHS)) $< -o $@ $(SAMPLE_LIBS_$*)
 
-sanitize: $(GPU_TESTS)
+BENCH_FLAGS = -std=c++17 -O3 -DNDEBUG -lineinfo -I. -Ibench $(WARN)
+$(BUILD)/bench_%: bench/bench_%.cu | $(BUILD)
+	$(NVCC) $(BENCH_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(BENCH_LIBS_$*)
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/alone/*.d)
+
+# ---- running ----
+test: $(ALONE) $(LINKS) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $(CONSUMER_CHECKS)
+	@WARPRED_SAMPLE_QUICK=1 $(RUN) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLE_ITEMS) $(CONSUMER_ITEMS)
+
+sanitize: $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE)
 	@ok=1; for tool in $(SANITIZE_TOOLS); do \
-	  WARPRED_TEST_QUICK=1 tests/run.sh --wrap "$(SANITIZER) --tool $$tool --error-exitcode 99" $(GPU_TESTS) \
-	    > $(BUILD)/sanitize_$$tool.log 2>&1; rc=$$?; \
+	  case " $(SAMPLE_SANITIZE_TOOLS) " in *" $$tool "*) samples="$(SAMPLE_SANITIZE_ITEMS)";; *) samples="";; esac; \
+	  WARPRED_TEST_QUICK=1 WARPRED_SAMPLE_QUICK=1 $(RUN) --wrap "$(SANITIZER) --tool $$tool --error-exitcode 99" \
+	    $(GPU_TESTS) $$samples > $(BUILD)/sanitize_$$tool.log 2>&1; rc=$$?; \
 	  grep -h "SUMMARY" $(BUILD)/sanitize_$$tool.log | sort | uniq -c | sed "s/^/$$tool: /"; \
 	  tail -n 1 $(BUILD)/sanitize_$$tool.log | sed "s/^/$$tool: /"; \
 	  [ $$rc -eq 0 ] || ok=0; done; \
 	[ $$ok -eq 1 ] && echo "sanitize: all tools clean" || { echo "sanitize: FAILED (logs in $(BUILD)/sanitize_*.log)"; exit 1; }
 
-BENCH_FLAGS = -std=c++17 -O3 -DNDEBUG -lineinfo -I. -Ibench $(WARN)
-$(BUILD)/bench_%: bench/bench_%.cu bench/bench_util.h $(HEADERS) $(wildcard samples/*/*.cuh) | $(BUILD)
-	$(NVCC) $(BENCH_FLAGS) $(call gencode,$(ARCHS)) $< -o $@
+# Every sample, one line each at the end. Without a usable GPU: one sentence, exit 0 (REQUIRE_GPU=1: exit 1).
+run: $(SAMPLES) $(GPU_PROBE)
+	@$(RUN) --samples $(SAMPLE_ITEMS)
+
+run-%: $$(if $$(filter $$*,$$(SAMPLE_CU_NAMES)),$$(BUILD)/sample_$$*) $(GPU_PROBE)
+	@$(if $(filter $*,$(SAMPLE_NAMES)),$(RUN) --samples $(call sample_item,$*),echo "no sample named $* (samples: $(SAMPLE_NAMES))"; exit 2)
 
 # Tables on stdout, CSVs and the bandwidth plot in $(BUILD) (the plot needs python3 + matplotlib).
 bench: $(BENCHES)
-	$(BUILD)/bench_reduce $(BUILD)/bench_reduce.csv
-	$(BUILD)/bench_atomics $(BUILD)/bench_atomics.csv
-	python3 bench/plot_bandwidth.py $(BUILD)/bench_reduce.csv $(BUILD)/bench_sum_bandwidth.png
-
-$(BUILD)/device_sum: samples/device_sum/main.cu samples/device_sum/device_sum.cuh $(HEADERS) | $(BUILD)
-	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) $< -o $@
-
-run: $(SAMPLES)
-	$(BUILD)/demo
-	$(BUILD)/device_sum
+	@ok=1; for b in $(BENCHES); do echo "=== $$b"; $$b $$b.csv || ok=0; done; \
+	if [ -f $(BUILD)/bench_reduce.csv ]; then \
+	  python3 bench/plot_bandwidth.py $(BUILD)/bench_reduce.csv $(BUILD)/bench_sum_bandwidth.png || ok=0; fi; \
+	[ $$ok -eq 1 ]
 
 # The whole build for every supported arch with warnings as errors (CI runs this).
 archs:

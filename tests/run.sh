@@ -1,12 +1,90 @@
 #!/usr/bin/env bash
-# Runs cmocka test programs, shows their output, and ends with one line of totals:
-#   tests: N passed, N failed, N skipped
-# Exits non-zero if any program failed or crashed. Usage: tests/run.sh [--wrap "cmd"] prog...
+# Runs test programs and samples, shows their output, and ends with one line of totals:
+#   tests: N passed, N failed, N skipped          (or, with --samples:  samples: N ok, N failed, N skipped)
+# Exits non-zero if anything failed or crashed.
+#
+# Usage: tests/run.sh [--wrap "cmd"] [--gpu-probe PROG] [--require-gpu] [--samples] item...
+#   item            a cmocka program: its own PASSED / FAILED / ERROR / SKIPPED lines are counted
+#   gpu:PATH        a program that needs a GPU and is one test by its exit status (a sample, a consumer
+#                   build); PATH ending in .py runs with python3. Without a usable GPU (as PROG, the probe,
+#                   says) it is SKIPPED, not run. Exit 0 with a line starting "SKIPPED:" counts as skipped
+#                   (the program could not run here: a missing package, too few GPUs).
+#   skip:NAME:VAR   one SKIPPED test; the environment variable VAR holds the reason.
+#   --wrap "cmd"    run every program under cmd (compute-sanitizer)
+#   --require-gpu   no usable GPU is a failure, not a skip (for GPU machines)
+#   --samples       the make run form: no usable GPU -> one sentence, exit 0 (1 with --require-gpu)
 set -u
-wrap=""
-if [ "${1:-}" = "--wrap" ]; then wrap=$2; shift 2; fi
-passed=0 failed=0 skipped=0 bad=""
-for prog in "$@"; do
+wrap="" probe="" require_gpu=0 samples_mode=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --wrap) wrap=$2; shift 2 ;;
+        --gpu-probe) probe=$2; shift 2 ;;
+        --require-gpu) require_gpu=1; shift ;;
+        --samples) samples_mode=1; shift ;;
+        *) break ;;
+    esac
+done
+
+# "sample demo" for build/.../sample_demo and samples/demo/main.py; the last two path parts otherwise
+label_of() {
+    local path=$1 base
+    base=$(basename "$path")
+    case "$base" in
+        sample_*) echo "sample ${base#sample_}" ;;
+        main.py) echo "sample $(basename "$(dirname "$path")")" ;;
+        *) echo "$(basename "$(dirname "$path")")/$base" ;;
+    esac
+}
+
+gpu_ok=1 gpu_why=""
+for item in "$@"; do
+    case "$item" in gpu:*) needs_gpu=1 ;; *) continue ;; esac
+done
+if [ -n "${needs_gpu:-}" ] && [ -n "$probe" ]; then
+    if gpu_why=$("$probe" 2>&1); then
+        echo "$gpu_why"
+    else
+        gpu_ok=0
+        gpu_why=$(printf '%s' "$gpu_why" | head -n 1)
+    fi
+fi
+
+if [ $samples_mode -eq 1 ] && [ $gpu_ok -eq 0 ]; then
+    n=0
+    for item in "$@"; do case "$item" in gpu:*) n=$((n + 1)) ;; esac; done
+    echo "no usable GPU here ($gpu_why): $n sample(s) were built, not run."
+    [ $require_gpu -eq 0 ]
+    exit
+fi
+
+passed=0 failed=0 skipped=0 bad="" summary=""
+add_line() { summary="$summary$1"$'\n'; }
+
+run_status_item() {  # one program, one test, by exit status
+    local path=$1 label out rc
+    label=$(label_of "$path")
+    if [ $gpu_ok -eq 0 ]; then
+        skipped=$((skipped + 1)); add_line "$label: SKIPPED (no usable GPU)"; return
+    fi
+    echo "=== $label${wrap:+ (under: $wrap)}"
+    case "$path" in
+        *.py) out=$($wrap python3 "$path" 2>&1) ;;
+        *) out=$($wrap "$path" 2>&1) ;;
+    esac
+    rc=$?
+    printf '%s\n' "$out"
+    if [ $rc -ne 0 ]; then
+        failed=$((failed + 1)); bad="$bad ${label#sample }(exit $rc)"; add_line "$label: FAILED (exit $rc)"
+    elif printf '%s\n' "$out" | grep -q '^SKIPPED:'; then
+        skipped=$((skipped + 1))
+        add_line "$label: skipped ($(printf '%s\n' "$out" | sed -n 's/^SKIPPED: *//p' | head -n 1))"
+    else
+        passed=$((passed + 1)); add_line "$label: ok"
+    fi
+}
+
+run_cmocka() {
+    local prog=$1 name out rc p f e s
     name=$(basename "$prog")
     echo "=== $name${wrap:+ (under: $wrap)}"
     out=$($wrap "$prog" 2>&1)
@@ -22,8 +100,30 @@ for prog in "$@"; do
         # a crash or a sanitizer report with no cmocka failure line still counts as a failure
         [ -z "${f:-}" ] && [ -z "${e:-}" ] && failed=$((failed + 1))
     fi
+}
+
+for item in "$@"; do
+    case "$item" in
+        gpu:*) run_status_item "${item#gpu:}" ;;
+        skip:*)
+            rest=${item#skip:}; name=${rest%%:*}; var=${rest#*:}
+            skipped=$((skipped + 1)); add_line "sample $name: skipped (${!var:-no reason given})" ;;
+        *) run_cmocka "$item" ;;
+    esac
 done
+
+echo
+printf '%s' "$summary"
 [ -n "$bad" ] && echo "failing programs:$bad"
-[ $skipped -gt 0 ] && echo "note: $skipped GPU test(s) SKIPPED (no usable GPU here); they did not pass"
-echo "tests: $passed passed, $failed failed, $skipped skipped"
+if [ $gpu_ok -eq 0 ]; then
+    echo "note: no usable GPU here ($gpu_why): GPU tests and samples were SKIPPED; they did not pass"
+    [ $require_gpu -eq 1 ] && { echo "REQUIRE_GPU=1: no usable GPU is a failure"; failed=$((failed + 1)); }
+elif [ $skipped -gt 0 ]; then
+    echo "note: $skipped test(s) SKIPPED; they did not pass"
+fi
+if [ $samples_mode -eq 1 ]; then
+    echo "samples: $passed ok, $failed failed, $skipped skipped"
+else
+    echo "tests: $passed passed, $failed failed, $skipped skipped"
+fi
 [ -z "$bad" ] && [ $failed -eq 0 ]
