@@ -1,6 +1,6 @@
 /* Warp-level reductions: every operation x type x variant x width, partial warps, segments
    that call alone, and NaN/inf/-0 inputs, against the host reference in wt_types.h.
-   Built twice: as is, and with -DWARPRED_NO_REDUX -DWARPRED__NO_NAN_MINMAX --use_fast_math
+   Built twice: as is, and with -DWARPRED_NO_REDUX -DWARPRED_NO_NAN_MINMAX --use_fast_math
    (the paths older GPUs take: shuffles instead of redux.sync, min/max without the sm_80 .NaN
    instructions; and flush-to-zero arithmetic, which min/max must not notice), so that both
    paths meet the reference on the same GPU. */
@@ -10,7 +10,8 @@
 /* How the lanes of one test warp call:
      WT_FULL   all 32 lanes, warpred_warp_reduce / _allreduce
      WT_EVEN   only the even-numbered segments, same functions (exercises the segment masks)
-     1..32     lanes 0..n-1, warpred_warp_reduce_partial / _allreduce_n */
+     1..32     a partial warp: only lanes 0..n-1 call warpred_warp_reduce_partial /
+               warpred_warp_allreduce_partial with n (the other lanes are absent) */
 enum { WT_FULL = 0, WT_EVEN = -1 };
 
 template <int W, typename T, typename Op>
@@ -69,14 +70,15 @@ static int check_warp(int op, int W, int mode, const T *in, const T *red, const 
 }
 
 template <int W, typename T, typename Op>
-static void run_case(int op, int special)
+static void run_case(int special)
 {
+    const int op = wt_op_of<Op>::code;
     /* 8 full warps, 4 with only even segments, then one warp for each n = 1..32 */
     enum { NWARPS = 8 + 4 + 32 };
     int modes[NWARPS];
     for (int b = 0; b < NWARPS; b++) modes[b] = b < 8 ? WT_FULL : b < 12 ? WT_EVEN : b - 11;
     const size_t count = NWARPS * 32, bytes = count * sizeof(T);
-    T *in = (T *)malloc(bytes), *red = (T *)malloc(bytes), *all = (T *)malloc(bytes);
+    T *in = (T *)wt_host_alloc(bytes), *red = (T *)wt_host_alloc(bytes), *all = (T *)wt_host_alloc(bytes);
     for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(special);
 
     T *d_in = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes);
@@ -94,52 +96,52 @@ static void run_case(int op, int special)
             fail_msg("%s %s width %d, warp mode %d%s: %s", wt_type<T>::name(), wt_op_name[op], W, modes[b],
                      special ? " (special values)" : "", why);
     }
-    WT_CUDA(cudaFree(d_in));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
-    WT_CUDA(cudaFree(d_modes));
-    free(in);
-    free(red);
-    free(all);
+    wt_dev_free(d_in);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_dev_free(d_modes);
+    wt_host_free(in);
+    wt_host_free(red);
+    wt_host_free(all);
 }
 
 template <typename T, typename Op>
-static void run_all_widths(int op, int special)
+static void run_all_widths(int special)
 {
-    run_case<1, T, Op>(op, special);
-    run_case<2, T, Op>(op, special);
-    run_case<4, T, Op>(op, special);
-    run_case<8, T, Op>(op, special);
-    run_case<16, T, Op>(op, special);
-    run_case<32, T, Op>(op, special);
+    run_case<1, T, Op>(special);
+    run_case<2, T, Op>(special);
+    run_case<4, T, Op>(special);
+    run_case<8, T, Op>(special);
+    run_case<16, T, Op>(special);
+    run_case<32, T, Op>(special);
 }
 
 template <typename T>
 static void run_float_type(void)
 {
     for (int special = 0; special < 2; special++) {
-        run_all_widths<T, warpred_op_min>(WT_MIN, special);
-        run_all_widths<T, warpred_op_max>(WT_MAX, special);
-        run_all_widths<T, warpred_op_min_num>(WT_MIN_NUM, special);
-        run_all_widths<T, warpred_op_max_num>(WT_MAX_NUM, special);
+        run_all_widths<T, warpred_op_min>(special);
+        run_all_widths<T, warpred_op_max>(special);
+        run_all_widths<T, warpred_op_min_num>(special);
+        run_all_widths<T, warpred_op_max_num>(special);
     }
-    run_all_widths<T, warpred_op_sum>(WT_SUM, 0);
-    run_all_widths<T, wt_user_sum>(WT_SUM, 0);
+    run_all_widths<T, warpred_op_sum>(0);
+    run_all_widths<T, wt_user_sum>(0);
 }
 
 template <typename T>
 static void run_int_type(void)
 {
     for (int special = 0; special < 2; special++) {
-        run_all_widths<T, warpred_op_sum>(WT_SUM, special);
-        run_all_widths<T, warpred_op_min>(WT_MIN, special);
-        run_all_widths<T, warpred_op_max>(WT_MAX, special);
-        run_all_widths<T, warpred_op_min_num>(WT_MIN_NUM, special);
-        run_all_widths<T, warpred_op_max_num>(WT_MAX_NUM, special);
-        run_all_widths<T, warpred_op_and>(WT_AND, special);
-        run_all_widths<T, warpred_op_or>(WT_OR, special);
-        run_all_widths<T, warpred_op_xor>(WT_XOR, special);
-        run_all_widths<T, wt_user_sum>(WT_SUM, special);
+        run_all_widths<T, warpred_op_sum>(special);
+        run_all_widths<T, warpred_op_min>(special);
+        run_all_widths<T, warpred_op_max>(special);
+        run_all_widths<T, warpred_op_min_num>(special);
+        run_all_widths<T, warpred_op_max_num>(special);
+        run_all_widths<T, warpred_op_and>(special);
+        run_all_widths<T, warpred_op_or>(special);
+        run_all_widths<T, warpred_op_xor>(special);
+        run_all_widths<T, wt_user_sum>(special);
     }
 }
 
@@ -176,21 +178,21 @@ static void test_doc_snippet(void **state)
     assert_int_equal(h[0], 528);
     assert_int_equal(h[2], 15);
     for (int l = 0; l < 32; l++) assert_int_equal(h[3 + l], (l / 8) * 8 + 7);
-    WT_CUDA(cudaFree(d));
+    wt_dev_free(d);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_doc_snippet),
-        cmocka_unit_test(test_int),
-        cmocka_unit_test(test_unsigned),
-        cmocka_unit_test(test_long_long),
-        cmocka_unit_test(test_unsigned_long_long),
-        cmocka_unit_test(test_float),
-        cmocka_unit_test(test_double),
-        cmocka_unit_test(test_half),
-        cmocka_unit_test(test_bfloat16),
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_int),
+        WT_TEST(test_unsigned),
+        WT_TEST(test_long_long),
+        WT_TEST(test_unsigned_long_long),
+        WT_TEST(test_float),
+        WT_TEST(test_double),
+        WT_TEST(test_half),
+        WT_TEST(test_bfloat16),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

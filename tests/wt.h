@@ -6,7 +6,9 @@
    - wt_group_setup / WT_NEED_GPU: probe the GPU once per group; GPU tests skip without one
    - wt_rand*: fresh random numbers each run (seed printed; WARPRED_SEED=n repeats a run)
    - wt_quick(): true under `make sanitize` (WARPRED_TEST_QUICK=1), where tests shrink sizes
-   - wt_buf: device buffer helpers that poison memory before each run
+   - wt_dev_alloc / wt_dev_free, wt_host_alloc / wt_host_free: buffers owned by the running test,
+     so that a failing test (fail_msg longjmps out of it) leaks nothing: WT_TEST(f) registers the
+     test with wt_teardown, which frees whatever the test did not. Device buffers start poisoned.
 */
 #ifndef WT_H
 #define WT_H
@@ -92,12 +94,96 @@ static inline double wt_rand_unit(void) { return (double)(wt_rand64() >> 11) * (
 /* Bytes that make an unwritten output obvious (not NaN, not zero, not a small integer). */
 #define WT_POISON 0xA5
 
+/* What the running test owns: fail_msg leaves the test by longjmp, past its own frees, so
+   every buffer is recorded here and wt_teardown releases what is left. */
+typedef void (*wt_release_fn)(void *);
+typedef struct {
+    void *p;
+    wt_release_fn release;
+} wt_owned;
+#define WT_MAX_OWNED 64
+static wt_owned wt_owned_now[WT_MAX_OWNED];
+static int wt_owned_count;
+
+/* Records p as owned by the running test (released by release at teardown unless wt_disown
+   takes it back first); p is released at once if the table is full. */
+static inline void *wt_own(void *p, wt_release_fn release)
+{
+    if (wt_owned_count == WT_MAX_OWNED) {
+        release(p);
+        fail_msg("a test owns more than %d buffers at once: raise WT_MAX_OWNED", WT_MAX_OWNED);
+    }
+    wt_owned_now[wt_owned_count].p = p;
+    wt_owned_now[wt_owned_count].release = release;
+    wt_owned_count++;
+    return p;
+}
+
+/* Forgets p (its owner frees it now); fails the test if the test did not own p. */
+static inline void wt_disown(void *p)
+{
+    for (int i = wt_owned_count - 1; i >= 0; i--) {
+        if (wt_owned_now[i].p != p) continue;
+        memmove(&wt_owned_now[i], &wt_owned_now[i + 1], (size_t)(wt_owned_count - i - 1) * sizeof(wt_owned));
+        wt_owned_count--;
+        return;
+    }
+    fail_msg("%p was freed but not allocated by this test (or freed twice)", p);
+}
+
+/* The per-test teardown: releases, newest first, whatever the test still owns. Errors are
+   ignored here: after a failed kernel the context may refuse every call, and the test has
+   already reported the failure. */
+static inline int wt_teardown(void **state)
+{
+    (void)state;
+    while (wt_owned_count > 0) {
+        wt_owned_count--;
+        wt_owned_now[wt_owned_count].release(wt_owned_now[wt_owned_count].p);
+    }
+    cudaGetLastError(); /* a failed cudaFree must not be reported by the next test */
+    return 0;
+}
+
+/* Every test program registers its tests this way (the group setup is wt_group_setup). */
+#define WT_TEST(f) cmocka_unit_test_teardown(f, wt_teardown)
+
+static inline void wt_release_dev(void *p) { cudaFree(p); }
+static inline void wt_release_host(void *p) { free(p); }
+
 static inline void *wt_dev_alloc(size_t bytes)
 {
     void *p = NULL;
     WT_CUDA(cudaMalloc(&p, bytes ? bytes : 1));
+    wt_own(p, wt_release_dev);
     WT_CUDA(cudaMemset(p, WT_POISON, bytes ? bytes : 1));
     return p;
+}
+
+static inline void wt_dev_free(void *p)
+{
+    wt_disown(p);
+    WT_CUDA(cudaFree(p));
+}
+
+static inline void *wt_host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p == NULL) fail_msg("out of host memory (%zu bytes)", bytes);
+    return wt_own(p, wt_release_host);
+}
+
+static inline void *wt_host_alloc_zeroed(size_t bytes)
+{
+    void *p = wt_host_alloc(bytes);
+    memset(p, 0, bytes ? bytes : 1);
+    return p;
+}
+
+static inline void wt_host_free(void *p)
+{
+    wt_disown(p);
+    free(p);
 }
 
 static inline void wt_to_dev(void *dst, const void *src, size_t bytes)

@@ -1,11 +1,16 @@
-/* tests/wt_types.h - the host side of the reduction tests: per-type traits, random and
-   special inputs, and an independent reference (exact integer math; double precision with an
-   explicit NaN/-0 model for floating point) to check device results against. */
+/* tests/wt_types.h - the host side of the tests: per-type traits (bits, special values, random
+   inputs), the one host statement of the IEEE min/max rule (the reductions and the atomics
+   both check against it), and an independent reduction reference (exact integer math; double
+   precision with an explicit NaN/-0 model for floating point) to check device results
+   against. */
 #ifndef WT_TYPES_H
 #define WT_TYPES_H
 
+#include <warpred/warp_reduce.cuh> /* the operation types that wt_op_of names */
 #include "wt.h"
 
+/* The reference's name for each operation. Tests name the operation once, as the device type;
+   the reference takes its code from wt_op_of<Op>::code, so the two cannot be paired wrongly. */
 enum wt_op { WT_SUM, WT_MIN, WT_MAX, WT_MIN_NUM, WT_MAX_NUM, WT_AND, WT_OR, WT_XOR };
 static const char *const wt_op_name[] = {"sum", "min", "max", "min_num", "max_num", "and", "or", "xor"};
 
@@ -14,34 +19,75 @@ struct wt_user_sum {
     template <typename T> __device__ T operator()(T a, T b) const { return warpred_op_sum()(b, a); }
 };
 
-/* Host-side float semantics, written with comparisons rather than bit keys, so that it is an
-   independent statement of the documented rule. */
-static inline double wt_model(int op, double a, double b)
+template <typename Op> struct wt_op_of; /* no code for an operation the reference does not model */
+#define WT_OP_OF(OP, CODE)                                                                         \
+    template <> struct wt_op_of<OP> {                                                              \
+        enum { code = CODE };                                                                      \
+    };
+WT_OP_OF(warpred_op_sum, WT_SUM)
+WT_OP_OF(warpred_op_min, WT_MIN)
+WT_OP_OF(warpred_op_max, WT_MAX)
+WT_OP_OF(warpred_op_min_num, WT_MIN_NUM)
+WT_OP_OF(warpred_op_max_num, WT_MAX_NUM)
+WT_OP_OF(warpred_op_and, WT_AND)
+WT_OP_OF(warpred_op_or, WT_OR)
+WT_OP_OF(warpred_op_xor, WT_XOR)
+WT_OP_OF(wt_user_sum, WT_SUM)
+#undef WT_OP_OF
+
+/* The one host statement of IEEE 754-2019 maximum/minimum (NaN propagates) and
+   maximumNumber/minimumNumber (num: NaN is missing data), with -0 < +0. Written with C
+   comparisons rather than bit keys, so that it is independent of the device code. Answers
+   which operand is the result: a, b, or "a NaN" (the caller decides which NaN: a reduction
+   returns the canonical one, an atomic has storage rules of its own). Floats and 16-bit
+   types convert to double exactly, so one double version serves every type. */
+enum wt_pick { WT_PICK_A, WT_PICK_B, WT_PICK_NAN };
+
+static inline enum wt_pick wt_minmax_pick(int want_max, int num, double a, double b)
 {
-    switch (op) {
-    case WT_SUM: return a + b;
-    case WT_MAX: if (isnan(a) || isnan(b)) return NAN; break;
-    case WT_MIN: if (isnan(a) || isnan(b)) return NAN; break;
-    case WT_MAX_NUM: case WT_MIN_NUM:
-        if (isnan(a)) return b;
-        if (isnan(b)) return a;
-        break;
+    if (isnan(a) || isnan(b)) {
+        if (!num || (isnan(a) && isnan(b))) return WT_PICK_NAN;
+        return isnan(a) ? WT_PICK_B : WT_PICK_A;
     }
-    int want_max = op == WT_MAX || op == WT_MAX_NUM;
-    if (a == b) return (signbit(a) != 0) == want_max ? b : a; /* -0 < +0 */
-    return (a > b) == want_max ? a : b;
+    if (a == b) return (signbit(a) != 0) == want_max ? WT_PICK_B : WT_PICK_A; /* -0 < +0 */
+    return (a > b) == want_max ? WT_PICK_A : WT_PICK_B;
 }
 
-static inline double wt_special_double(int i)
+static inline int wt_op_is_max(int op) { return op == WT_MAX || op == WT_MAX_NUM; }
+static inline int wt_op_is_min(int op) { return op == WT_MIN || op == WT_MIN_NUM; }
+static inline int wt_op_is_num(int op) { return op == WT_MIN_NUM || op == WT_MAX_NUM; }
+
+/* Host-side floating-point reduction step: sums in double, min/max by the rule above (any
+   NaN result is NaN; matches() turns it into the canonical bits). */
+static inline double wt_model(int op, double a, double b)
 {
-    static const uint64_t bits[] = {
-        0x0000000000000000ull, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
-        0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull, 0x3ff0000000000000ull,
-        0xbff0000000000000ull};
-    double d;
-    memcpy(&d, &bits[i % 9], 8);
-    return d;
+    if (op == WT_SUM) return a + b;
+    switch (wt_minmax_pick(wt_op_is_max(op), wt_op_is_num(op), a, b)) {
+    case WT_PICK_A: return a;
+    case WT_PICK_B: return b;
+    default: return NAN;
+    }
 }
+
+/* Special values of each floating-point type, as bit patterns, indexed by these names. */
+enum wt_special {
+    WT_SP_ZERO, WT_SP_NEG_ZERO, WT_SP_ONE, WT_SP_NEG_ONE, WT_SP_INF, WT_SP_NEG_INF,
+    WT_SP_QNAN, WT_SP_NEG_QNAN, WT_SP_SNAN,
+    WT_SP_TINY, WT_SP_NEG_TINY, /* the smallest subnormals: -ftz must not matter */
+    WT_SP_MAX, WT_SP_LOWEST,    /* the largest finite values */
+    WT_NSPECIAL
+};
+static const uint64_t wt_special_float[WT_NSPECIAL] = {
+    0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000, 0xff800000, 0x7fc00000,
+    0xffc00000, 0x7f800001, 0x00000001, 0x80000001, 0x7f7fffff, 0xff7fffff};
+static const uint64_t wt_special_double[WT_NSPECIAL] = {
+    0x0ull, 0x8000000000000000ull, 0x3ff0000000000000ull, 0xbff0000000000000ull, 0x7ff0000000000000ull,
+    0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull, 0x1ull,
+    0x8000000000000001ull, 0x7fefffffffffffffull, 0xffefffffffffffffull};
+static const uint64_t wt_special_half[WT_NSPECIAL] = {
+    0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0x0001, 0x8001, 0x7bff, 0xfbff};
+static const uint64_t wt_special_bfloat16[WT_NSPECIAL] = {
+    0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x0001, 0x8001, 0x7f7f, 0xff7f};
 
 template <typename T> struct wt_type;
 
@@ -78,21 +124,25 @@ WT_INT_TYPE(long long, "long long", 1)
 WT_INT_TYPE(unsigned long long, "unsigned long long", 0)
 #undef WT_INT_TYPE
 
-/* unit roundoff u, canonical NaN bits, and conversions for each floating-point type */
-#define WT_FLOAT_TYPE(T, NAME, U, NANBITS, TO_D, FROM_D, SCALE, TINY)                                         \
+/* unit roundoff u, canonical NaN bits, special values, and conversions for each
+   floating-point type */
+#define WT_FLOAT_TYPE(T, NAME, U, NANBITS, SPECIAL, TO_D, FROM_D, SCALE)                          \
     template <> struct wt_type<T> {                                                                \
         enum { is_int = 0 };                                                                       \
         static const char *name() { return NAME; }                                                 \
         static double unit_roundoff() { return U; }                                                \
         static uint64_t nan_bits() { return NANBITS; }                                             \
+        static uint64_t sign_bit() { return 1ull << (8 * sizeof(T) - 1); }                         \
         static uint64_t bits(T v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }         \
+        static T from_bits(uint64_t b) { T v; memcpy((void *)&v, &b, sizeof v); return v; }        \
+        static T special(int i) { return from_bits(SPECIAL[i]); }                                  \
         static double to_d(T v) { return TO_D(v); }                                                \
         static T from_d(double d) { return FROM_D(d); }                                            \
-        static T random(int special)                                                               \
+        static T random(int special_values)                                                        \
         {                                                                                          \
-            if (special && wt_rand_below(8) == 0) return from_d(wt_special_double(wt_rand32()));  \
-            if (special && wt_rand_below(16) == 0) /* the smallest subnormals: -ftz must not matter */ \
-                return from_d(wt_rand_below(2) ? TINY : -TINY);                                  \
+            if (special_values && wt_rand_below(8) == 0) return special(wt_rand_below(WT_NSPECIAL)); \
+            if (special_values && wt_rand_below(16) == 0)                                          \
+                return special(wt_rand_below(2) ? WT_SP_TINY : WT_SP_NEG_TINY);                    \
             return from_d((wt_rand_unit() * 2.0 - 1.0) * SCALE);                                    \
         }                                                                                          \
     };
@@ -104,10 +154,10 @@ static inline __half wt_d2h(double d) { return __float2half_rn((float)d); }
 static inline double wt_b2d(__nv_bfloat16 v) { return __bfloat162float(v); }
 static inline __nv_bfloat16 wt_d2b(double d) { return __float2bfloat16_rn((float)d); }
 /* 16-bit types stay within [-1, 1] so that 1024-element sums cannot overflow __half */
-WT_FLOAT_TYPE(float, "float", 0x1p-24, 0x7fffffffull, wt_f2d, wt_d2f, 100.0, 0x1p-149)
-WT_FLOAT_TYPE(double, "double", 0x1p-53, 0x7fffffffffffffffull, wt_d2d, wt_d2d, 100.0, 0x1p-1074)
-WT_FLOAT_TYPE(__half, "__half", 0x1p-11, 0x7fffull, wt_h2d, wt_d2h, 1.0, 0x1p-24)
-WT_FLOAT_TYPE(__nv_bfloat16, "__nv_bfloat16", 0x1p-8, 0x7fffull, wt_b2d, wt_d2b, 1.0, 0x1p-133)
+WT_FLOAT_TYPE(float, "float", 0x1p-24, 0x7fffffffull, wt_special_float, wt_f2d, wt_d2f, 100.0)
+WT_FLOAT_TYPE(double, "double", 0x1p-53, 0x7fffffffffffffffull, wt_special_double, wt_d2d, wt_d2d, 100.0)
+WT_FLOAT_TYPE(__half, "__half", 0x1p-11, 0x7fffull, wt_special_half, wt_h2d, wt_d2h, 1.0)
+WT_FLOAT_TYPE(__nv_bfloat16, "__nv_bfloat16", 0x1p-8, 0x7fffull, wt_special_bfloat16, wt_b2d, wt_d2b, 1.0)
 #undef WT_FLOAT_TYPE
 
 /* The expected result of reducing x[0..k-1] with op. */
