@@ -34,16 +34,15 @@ __global__ void k_block_static(const T *in, T *red, T *all)
 template <typename T>
 static T wt_loud(int op)
 {
-    const int is_min = op == WT_MIN || op == WT_MIN_NUM, is_max = op == WT_MAX || op == WT_MAX_NUM;
     if constexpr (!wt_type<T>::is_int) {
-        return wt_type<T>::from_d(is_min ? -60000.0 : 60000.0);
+        return wt_type<T>::from_d(wt_op_is_min(op) ? -60000.0 : 60000.0);
     } else {
         T v;
         memset((void *)&v, WT_POISON, sizeof v);
-        if (is_min || is_max) {
+        if (wt_op_is_min(op) || wt_op_is_max(op)) {
             const T zero = (T)0, ones = (T)~zero;
             const T smallest = ones < zero ? (T)(1ull << (sizeof(T) * 8 - 1)) : zero; /* signed: the sign bit alone */
-            v = is_min ? smallest : (T)~smallest;
+            v = wt_op_is_min(op) ? smallest : (T)~smallest;
         }
         return v;
     }
@@ -51,7 +50,7 @@ static T wt_loud(int op)
 
 /* Only the first n threads' values count (the others pass garbage: their poisoned input). */
 template <typename T, typename Op>
-__global__ void k_block_first_n(const T *in, int n, T *red, T *all)
+__global__ void k_block_valid(const T *in, int n, T *red, T *all)
 {
     const int nthreads = blockDim.x * blockDim.y * blockDim.z;
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -62,22 +61,44 @@ __global__ void k_block_first_n(const T *in, int n, T *red, T *all)
     all[i] = a;
 }
 
-/* Runs k_block on `blocks` blocks of shape `shape` with fresh inputs; fails with a message on
-   the first wrong output. */
-template <typename T, typename Op>
-static void run_block(int op, dim3 shape, int blocks, int special, int first_n = 0, void (*kernel)(const T *, T *, T *) = 0)
+/* One block-reduction case. */
+typedef struct {
+    dim3 shape;  /* of each block */
+    int blocks;  /* each reduces its own slice of the input */
+    int special; /* draw NaN, inf, -0 and subnormals among the inputs */
+    int valid;   /* 0: every thread's value counts (warpred_block_reduce / _allreduce);
+                    n: only the first n do (warpred_block_reduce_valid / _allreduce_valid) */
+} wt_block_case;
+
+static wt_block_case wt_blocks_of(dim3 shape, int blocks)
 {
-    const int nthreads = shape.x * shape.y * shape.z;
-    const int valid = first_n ? first_n : nthreads;
+    wt_block_case c;
+    c.shape = shape;
+    c.blocks = blocks;
+    c.special = 0;
+    c.valid = 0;
+    return c;
+}
+
+/* Runs case c with fresh inputs: k_block_valid when c.valid is set, else static_kernel if
+   given (a kernel with a compile-time block size), else k_block. Fails with a message on the
+   first wrong output. */
+template <typename T, typename Op>
+static void run_block(wt_block_case c, void (*static_kernel)(const T *, T *, T *) = NULL)
+{
+    const int op = wt_op_of<Op>::code;
+    const dim3 shape = c.shape;
+    const int nthreads = shape.x * shape.y * shape.z, blocks = c.blocks;
+    const int valid = c.valid ? c.valid : nthreads;
     const size_t count = (size_t)blocks * nthreads, bytes = count * sizeof(T);
-    T *in = (T *)malloc(bytes), *all = (T *)malloc(bytes), *red = (T *)malloc(blocks * sizeof(T));
-    for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(special);
+    T *in = (T *)wt_host_alloc(bytes), *all = (T *)wt_host_alloc(bytes), *red = (T *)wt_host_alloc(blocks * sizeof(T));
+    for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(c.special);
     for (size_t i = 0; i < count; i++) /* values past the first n must not count: make them loud */
         if ((int)(i % nthreads) >= valid) in[i] = wt_loud<T>(op);
     T *d_in = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(blocks * sizeof(T));
     wt_to_dev(d_in, in, bytes);
-    if (first_n) k_block_first_n<T, Op><<<blocks, shape>>>(d_in, first_n, d_red, d_all);
-    else if (kernel) kernel<<<blocks, shape>>>(d_in, d_red, d_all);
+    if (c.valid) k_block_valid<T, Op><<<blocks, shape>>>(d_in, c.valid, d_red, d_all);
+    else if (static_kernel) static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
     else k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
     WT_LAUNCHED();
     wt_to_host(red, d_red, blocks * sizeof(T));
@@ -87,7 +108,7 @@ static void run_block(int op, dim3 shape, int blocks, int special, int first_n =
         ref.fold(op, in + (size_t)b * nthreads, valid);
         char why[300];
         if (!ref.matches(op, red[b], valid, why, sizeof why))
-            fail_msg("%s %s block (%u,%u,%u) #%d, first %d values, reduce: %s", wt_type<T>::name(), wt_op_name[op], shape.x,
+            fail_msg("%s %s block (%u,%u,%u) #%d, %d valid values, reduce: %s", wt_type<T>::name(), wt_op_name[op], shape.x,
                      shape.y, shape.z, b, valid, why);
         for (int t = 0; t < nthreads; t++) {
             T got = all[(size_t)b * nthreads + t];
@@ -97,12 +118,12 @@ static void run_block(int op, dim3 shape, int blocks, int special, int first_n =
                          wt_type<T>::name(), wt_op_name[op], shape.x, shape.y, shape.z, b, t, why);
         }
     }
-    WT_CUDA(cudaFree(d_in));
-    WT_CUDA(cudaFree(d_all));
-    WT_CUDA(cudaFree(d_red));
-    free(in);
-    free(all);
-    free(red);
+    wt_dev_free(d_in);
+    wt_dev_free(d_all);
+    wt_dev_free(d_red);
+    wt_host_free(in);
+    wt_host_free(all);
+    wt_host_free(red);
 }
 
 /* Every 1D size from 1 to 1024 (under `make sanitize`, a spread of sizes including all edges). */
@@ -112,55 +133,69 @@ static void run_every_size(void)
     for (int n = 1; n <= 1024; n++) {
         int edge = n <= 66 || n % 32 <= 1 || n % 32 == 31 || n >= 1000;
         if (wt_quick() && !edge && n % 37 != 0) continue;
-        run_block<T, warpred_op_sum>(WT_SUM, dim3(n), 3, 0);
+        run_block<T, warpred_op_sum>(wt_blocks_of(dim3(n), 3));
     }
 }
 
 static const dim3 wt_shapes[] = {dim3(1000), dim3(1024), dim3(33), dim3(17), dim3(96), dim3(7, 5, 3),
                                  dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64)};
 
-/* warpred_block_reduce_valid / allreduce_first_n: n = 1, a middle value, all but one, all. */
+/* warpred_block_reduce_valid / _allreduce_valid: n = 1, a middle value, all but one, all. */
 template <typename T, typename Op>
-static void run_first_n(int op, int special)
+static void run_valid(int special)
 {
     for (size_t s = 0; s < sizeof wt_shapes / sizeof wt_shapes[0]; s++) {
         const int nthreads = wt_shapes[s].x * wt_shapes[s].y * wt_shapes[s].z;
         const int ns[4] = {1, nthreads / 2 + 3 <= nthreads ? nthreads / 2 + 3 : nthreads, nthreads > 1 ? nthreads - 1 : 1, nthreads};
-        for (int k = 0; k < 4; k++) run_block<T, Op>(op, wt_shapes[s], 3, special, ns[k]);
+        for (int k = 0; k < 4; k++) {
+            wt_block_case c = wt_blocks_of(wt_shapes[s], 3);
+            c.special = special;
+            c.valid = ns[k];
+            run_block<T, Op>(c);
+        }
     }
 }
 
-static void test_first_n(void **state)
+static void test_valid(void **state)
 {
     WT_NEED_GPU(state);
-    run_first_n<int, warpred_op_sum>(WT_SUM, 0);
-    run_first_n<float, warpred_op_sum>(WT_SUM, 0);
-    run_first_n<double, warpred_op_max>(WT_MAX, 1);
-    run_first_n<unsigned, warpred_op_and>(WT_AND, 1);
-    run_first_n<__half, warpred_op_min_num>(WT_MIN_NUM, 1);
+    run_valid<int, warpred_op_sum>(0);
+    run_valid<float, warpred_op_sum>(0);
+    run_valid<double, warpred_op_max>(1);
+    run_valid<unsigned, warpred_op_and>(1);
+    run_valid<__half, warpred_op_min_num>(1);
 }
 
 /* warpred_block_reduce<BlockThreads> / allreduce<BlockThreads>: the compile-time size. */
 template <typename T, typename Op>
-static void run_static(int op, int special)
+static void run_static(int special)
 {
-    run_block<T, Op>(op, dim3(17), 3, special, 0, k_block_static<17, T, Op>);
-    run_block<T, Op>(op, dim3(32), 3, special, 0, k_block_static<32, T, Op>);
-    run_block<T, Op>(op, dim3(96), 3, special, 0, k_block_static<96, T, Op>);
-    run_block<T, Op>(op, dim3(7, 5, 3), 3, special, 0, k_block_static<105, T, Op>);
-    run_block<T, Op>(op, dim3(256), 5, special, 0, k_block_static<256, T, Op>);
-    run_block<T, Op>(op, dim3(1000), 3, special, 0, k_block_static<1000, T, Op>);
-    run_block<T, Op>(op, dim3(32, 32), 3, special, 0, k_block_static<1024, T, Op>);
+    wt_block_case c = wt_blocks_of(dim3(17), 3);
+    c.special = special;
+    run_block<T, Op>(c, k_block_static<17, T, Op>);
+    c.shape = dim3(32);
+    run_block<T, Op>(c, k_block_static<32, T, Op>);
+    c.shape = dim3(96);
+    run_block<T, Op>(c, k_block_static<96, T, Op>);
+    c.shape = dim3(7, 5, 3);
+    run_block<T, Op>(c, k_block_static<105, T, Op>);
+    c.shape = dim3(1000);
+    run_block<T, Op>(c, k_block_static<1000, T, Op>);
+    c.shape = dim3(32, 32);
+    run_block<T, Op>(c, k_block_static<1024, T, Op>);
+    c.shape = dim3(256);
+    c.blocks = 5;
+    run_block<T, Op>(c, k_block_static<256, T, Op>);
 }
 
 static void test_static_block_size(void **state)
 {
     WT_NEED_GPU(state);
-    run_static<int, warpred_op_sum>(WT_SUM, 0);
-    run_static<float, warpred_op_sum>(WT_SUM, 0);
-    run_static<float, warpred_op_max>(WT_MAX, 1);
-    run_static<double, warpred_op_min_num>(WT_MIN_NUM, 1);
-    run_static<unsigned long long, warpred_op_xor>(WT_XOR, 0);
+    run_static<int, warpred_op_sum>(0);
+    run_static<float, warpred_op_sum>(0);
+    run_static<float, warpred_op_max>(1);
+    run_static<double, warpred_op_min_num>(1);
+    run_static<unsigned long long, warpred_op_xor>(0);
 }
 
 static void test_every_size_int(void **state) { WT_NEED_GPU(state); run_every_size<int>(); }
@@ -168,36 +203,40 @@ static void test_every_size_float(void **state) { WT_NEED_GPU(state); run_every_
 
 
 template <typename T, typename Op>
-static void run_shapes(int op, int special)
+static void run_shapes(int special)
 {
-    for (size_t s = 0; s < sizeof wt_shapes / sizeof wt_shapes[0]; s++) run_block<T, Op>(op, wt_shapes[s], 4, special);
+    for (size_t s = 0; s < sizeof wt_shapes / sizeof wt_shapes[0]; s++) {
+        wt_block_case c = wt_blocks_of(wt_shapes[s], 4);
+        c.special = special;
+        run_block<T, Op>(c);
+    }
 }
 
 template <typename T>
 static void run_float_ops(void)
 {
     for (int special = 0; special < 2; special++) {
-        run_shapes<T, warpred_op_min>(WT_MIN, special);
-        run_shapes<T, warpred_op_max>(WT_MAX, special);
-        run_shapes<T, warpred_op_min_num>(WT_MIN_NUM, special);
-        run_shapes<T, warpred_op_max_num>(WT_MAX_NUM, special);
+        run_shapes<T, warpred_op_min>(special);
+        run_shapes<T, warpred_op_max>(special);
+        run_shapes<T, warpred_op_min_num>(special);
+        run_shapes<T, warpred_op_max_num>(special);
     }
-    run_shapes<T, warpred_op_sum>(WT_SUM, 0);
-    run_shapes<T, wt_user_sum>(WT_SUM, 0);
+    run_shapes<T, warpred_op_sum>(0);
+    run_shapes<T, wt_user_sum>(0);
 }
 
 template <typename T>
 static void run_int_ops(void)
 {
-    run_shapes<T, warpred_op_sum>(WT_SUM, 0);
-    run_shapes<T, warpred_op_min>(WT_MIN, 1);
-    run_shapes<T, warpred_op_max>(WT_MAX, 1);
-    run_shapes<T, warpred_op_min_num>(WT_MIN_NUM, 1);
-    run_shapes<T, warpred_op_max_num>(WT_MAX_NUM, 1);
-    run_shapes<T, warpred_op_and>(WT_AND, 1);
-    run_shapes<T, warpred_op_or>(WT_OR, 1);
-    run_shapes<T, warpred_op_xor>(WT_XOR, 0);
-    run_shapes<T, wt_user_sum>(WT_SUM, 0);
+    run_shapes<T, warpred_op_sum>(0);
+    run_shapes<T, warpred_op_min>(1);
+    run_shapes<T, warpred_op_max>(1);
+    run_shapes<T, warpred_op_min_num>(1);
+    run_shapes<T, warpred_op_max_num>(1);
+    run_shapes<T, warpred_op_and>(1);
+    run_shapes<T, warpred_op_or>(1);
+    run_shapes<T, warpred_op_xor>(0);
+    run_shapes<T, wt_user_sum>(0);
 }
 
 static void test_ops_int(void **state) { WT_NEED_GPU(state); run_int_ops<int>(); }
@@ -249,12 +288,12 @@ static void run_back_to_back(dim3 shape, int blocks)
 {
     const int n = shape.x * shape.y * shape.z;
     const size_t count = (size_t)blocks * WT_ROUNDS * n;
-    int *in = (int *)malloc(count * sizeof(int));
+    int *in = (int *)wt_host_alloc(count * sizeof(int));
     /* small values keep the float round exact (|sum| < 2^24) */
     for (size_t i = 0; i < count; i++) in[i] = (int)(wt_rand32() % 20001) - 10000;
     int *d_in = (int *)wt_dev_alloc(count * sizeof(int));
     const size_t out_bytes = (size_t)blocks * 3 * WT_ROUNDS * sizeof(long long);
-    long long *d_out = (long long *)wt_dev_alloc(out_bytes), *out = (long long *)malloc(out_bytes);
+    long long *d_out = (long long *)wt_dev_alloc(out_bytes), *out = (long long *)wt_host_alloc(out_bytes);
     wt_to_dev(d_in, in, count * sizeof(int));
     k_back_to_back<<<blocks, shape>>>(d_in, d_out);
     WT_LAUNCHED();
@@ -287,10 +326,10 @@ static void run_back_to_back(dim3 shape, int blocks)
                 fail_msg("block #%d loop allreduce slot %d: got %lld, expected %lld", b, j, o[2 * WT_ROUNDS + 1 + j], want_acc);
         }
     }
-    WT_CUDA(cudaFree(d_in));
-    WT_CUDA(cudaFree(d_out));
-    free(in);
-    free(out);
+    wt_dev_free(d_in);
+    wt_dev_free(d_out);
+    wt_host_free(in);
+    wt_host_free(out);
 }
 
 static void test_back_to_back(void **state)
@@ -327,7 +366,7 @@ static void test_doc_snippets(void **state)
     wt_to_host(h, d, sizeof h);
     assert_int_equal(h[0], 21945);
     assert_int_equal(h[1], 209);
-    WT_CUDA(cudaFree(d));
+    wt_dev_free(d);
 
     enum { ROWS = 3, COLS = 1000 };
     float x[ROWS * COLS], sums[ROWS];
@@ -342,27 +381,27 @@ static void test_doc_snippets(void **state)
         for (int c = 0; c < COLS; c++) want += x[r * COLS + c];
         assert_true(sums[r] == (float)want);
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_out));
+    wt_dev_free(d_x);
+    wt_dev_free(d_out);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_doc_snippets),
-        cmocka_unit_test(test_first_n),
-        cmocka_unit_test(test_static_block_size),
-        cmocka_unit_test(test_every_size_int),
-        cmocka_unit_test(test_every_size_float),
-        cmocka_unit_test(test_ops_int),
-        cmocka_unit_test(test_ops_unsigned),
-        cmocka_unit_test(test_ops_long_long),
-        cmocka_unit_test(test_ops_unsigned_long_long),
-        cmocka_unit_test(test_ops_float),
-        cmocka_unit_test(test_ops_double),
-        cmocka_unit_test(test_ops_half),
-        cmocka_unit_test(test_ops_bfloat16),
-        cmocka_unit_test(test_back_to_back),
+        WT_TEST(test_doc_snippets),
+        WT_TEST(test_valid),
+        WT_TEST(test_static_block_size),
+        WT_TEST(test_every_size_int),
+        WT_TEST(test_every_size_float),
+        WT_TEST(test_ops_int),
+        WT_TEST(test_ops_unsigned),
+        WT_TEST(test_ops_long_long),
+        WT_TEST(test_ops_unsigned_long_long),
+        WT_TEST(test_ops_float),
+        WT_TEST(test_ops_double),
+        WT_TEST(test_ops_half),
+        WT_TEST(test_ops_bfloat16),
+        WT_TEST(test_back_to_back),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }
