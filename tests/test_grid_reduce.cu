@@ -5,6 +5,35 @@
 #include <warpred/grid_reduce.cuh>
 #include "../samples/device_sum/device_sum.cuh"
 #include "wt_types.h"
+#include "wt_ulp.h"
+
+/* A grid scratch (and below, a device_sum plan) owned by the running test, like the buffers
+   of wt.h: released by wt_teardown if the test fails before freeing it. */
+static void wt_release_scratch(void *p)
+{
+    warpred_grid_scratch_destroy((warpred_grid_scratch *)p);
+    free(p);
+}
+
+static warpred_grid_scratch *wt_scratch_new(unsigned capacity, size_t elem_size)
+{
+    warpred_grid_scratch *s = (warpred_grid_scratch *)malloc(sizeof *s);
+    if (s == NULL) fail_msg("out of host memory");
+    const char *why;
+    if (warpred_grid_scratch_create(s, capacity, elem_size, &why) != cudaSuccess) {
+        free(s);
+        fail_msg("grid scratch: %s", why);
+    }
+    return (warpred_grid_scratch *)wt_own(s, wt_release_scratch);
+}
+
+static void wt_scratch_free(warpred_grid_scratch *s)
+{
+    wt_disown(s);
+    const cudaError_t err = warpred_grid_scratch_destroy(s);
+    free(s);
+    WT_CUDA(err);
+}
 
 /* Each thread of the grid contributes in[global linear thread index]. */
 template <typename T, typename Op>
@@ -19,14 +48,13 @@ __global__ void k_grid(const T *in, warpred_grid_scratch scratch, T *out, int *w
 /* Launches k_grid `launches` times in a row on one scratch (no reset), each with new inputs,
    and checks every result; returns the last result's bits for determinism checks. */
 template <typename T, typename Op>
-static uint64_t run_grid(int op, dim3 grid, dim3 block, int launches, const T *fixed_input)
+static uint64_t run_grid(dim3 grid, dim3 block, int launches, const T *fixed_input)
 {
+    const int op = wt_op_of<Op>::code;
     const size_t nblocks = (size_t)grid.x * grid.y * grid.z, nthreads = (size_t)block.x * block.y * block.z;
     const size_t count = nblocks * nthreads;
-    warpred_grid_scratch scratch;
-    const char *why;
-    if (warpred_grid_scratch_create(&scratch, (unsigned)nblocks, sizeof(T), &why) != cudaSuccess) fail_msg("scratch: %s", why);
-    T *in = (T *)malloc(count * sizeof(T)), *d_in = (T *)wt_dev_alloc(count * sizeof(T)), *d_out = (T *)wt_dev_alloc(sizeof(T)), got;
+    warpred_grid_scratch *scratch = wt_scratch_new((unsigned)nblocks, sizeof(T));
+    T *in = (T *)wt_host_alloc(count * sizeof(T)), *d_in = (T *)wt_dev_alloc(count * sizeof(T)), *d_out = (T *)wt_dev_alloc(sizeof(T)), got;
     int *d_winners = (int *)wt_dev_alloc(sizeof(int)), winners;
     uint64_t bits = 0;
     for (int l = 0; l < launches; l++) {
@@ -34,7 +62,7 @@ static uint64_t run_grid(int op, dim3 grid, dim3 block, int launches, const T *f
         wt_to_dev(d_in, in, count * sizeof(T));
         wt_poison(d_out, sizeof(T));
         WT_CUDA(cudaMemset(d_winners, 0, sizeof(int)));
-        k_grid<T, Op><<<grid, block>>>(d_in, scratch, d_out, d_winners);
+        k_grid<T, Op><<<grid, block>>>(d_in, *scratch, d_out, d_winners);
         WT_LAUNCHED();
         wt_to_host(&got, d_out, sizeof(T));
         wt_to_host(&winners, d_winners, sizeof(int));
@@ -48,13 +76,13 @@ static uint64_t run_grid(int op, dim3 grid, dim3 block, int launches, const T *f
         bits = wt_type<T>::bits(got);
     }
     unsigned counter;
-    wt_to_host(&counter, scratch.counter, sizeof counter);
+    wt_to_host(&counter, scratch->counter, sizeof counter);
     if (counter != 0) fail_msg("the counter was left at %u, not reset to 0", counter);
-    WT_CUDA(warpred_grid_scratch_destroy(&scratch));
-    WT_CUDA(cudaFree(d_in));
-    WT_CUDA(cudaFree(d_out));
-    WT_CUDA(cudaFree(d_winners));
-    free(in);
+    wt_scratch_free(scratch);
+    wt_dev_free(d_in);
+    wt_dev_free(d_out);
+    wt_dev_free(d_winners);
+    wt_host_free(in);
     return bits;
 }
 
@@ -66,20 +94,20 @@ static void test_grid_shapes(void **state)
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         const dim3 b = blocks[g % (sizeof blocks / sizeof blocks[0])];
         if (wt_quick() && (size_t)grids[g].x * grids[g].y * b.x > 300000) continue;
-        run_grid<long long, warpred_op_sum>(WT_SUM, grids[g], b, 2, NULL);
-        run_grid<float, warpred_op_sum>(WT_SUM, grids[g], b, 1, NULL);
-        run_grid<float, warpred_op_max>(WT_MAX, grids[g], b, 1, NULL);
-        run_grid<int, warpred_op_min>(WT_MIN, grids[g], b, 1, NULL);
+        run_grid<long long, warpred_op_sum>(grids[g], b, 2, NULL);
+        run_grid<float, warpred_op_sum>(grids[g], b, 1, NULL);
+        run_grid<float, warpred_op_max>(grids[g], b, 1, NULL);
+        run_grid<int, warpred_op_min>(grids[g], b, 1, NULL);
     }
     /* more blocks than threads per block in the last block, and more partials than threads */
-    run_grid<double, warpred_op_min_num>(WT_MIN_NUM, dim3(3000), dim3(64), 1, NULL);
-    run_grid<unsigned, warpred_op_xor>(WT_XOR, dim3(2500), dim3(32), 1, NULL);
+    run_grid<double, warpred_op_min_num>(dim3(3000), dim3(64), 1, NULL);
+    run_grid<unsigned, warpred_op_xor>(dim3(2500), dim3(32), 1, NULL);
 }
 
 static void test_grid_many_launches_no_reset(void **state)
 {
     WT_NEED_GPU(state);
-    run_grid<long long, warpred_op_sum>(WT_SUM, dim3(517), dim3(96), wt_quick() ? 5 : 50, NULL);
+    run_grid<long long, warpred_op_sum>(dim3(517), dim3(96), wt_quick() ? 5 : 50, NULL);
 }
 
 static void test_grid_deterministic(void **state)
@@ -87,29 +115,19 @@ static void test_grid_deterministic(void **state)
     WT_NEED_GPU(state);
     const dim3 grid(777), block(160);
     const size_t count = 777 * 160;
-    float *in = (float *)malloc(count * sizeof(float));
+    float *in = (float *)wt_host_alloc(count * sizeof(float));
     for (size_t i = 0; i < count; i++) in[i] = wt_type<float>::random(0) * (float)(1 + i % 1000); /* wide range: order matters */
-    const uint64_t first = run_grid<float, warpred_op_sum>(WT_SUM, grid, block, 1, in);
+    const uint64_t first = run_grid<float, warpred_op_sum>(grid, block, 1, in);
     for (int r = 1; r < 10; r++) {
-        const uint64_t again = run_grid<float, warpred_op_sum>(WT_SUM, grid, block, 1, in);
+        const uint64_t again = run_grid<float, warpred_op_sum>(grid, block, 1, in);
         if (again != first) fail_msg("run %d: bits %llx, first run %llx", r, (unsigned long long)again, (unsigned long long)first);
     }
-    free(in);
+    wt_host_free(in);
 }
 
 /* ------------------------------------------------------------------------------------------
    the device-wide sum of samples/device_sum
    ------------------------------------------------------------------------------------------ */
-
-/* ulps between two finite floats of the same sign class, via the ordered integer keys */
-static long long ulp_distance(float a, float b)
-{
-    int32_t ia, ib;
-    memcpy(&ia, &a, 4);
-    memcpy(&ib, &b, 4);
-    long long ka = ia < 0 ? -(long long)(ia & 0x7fffffff) : ia, kb = ib < 0 ? -(long long)(ib & 0x7fffffff) : ib;
-    return ka > kb ? ka - kb : kb - ka;
-}
 
 /* Values k * 2^-20 with integer k: exact in float, and their sum is exact in int64, so the
    correctly rounded float sum is known. mixed: k in [-2^20, 2^20), else [0, 2^20). */
@@ -126,14 +144,37 @@ static void fill_exact(float *x, size_t n, int mixed, long long *exact_k)
 
 static float correctly_rounded(long long k) { return (float)ldexp((double)k, -20); } /* |k| < 2^53: exact double */
 
+static void wt_release_plan(void *p)
+{
+    device_sum_plan_destroy((device_sum_plan *)p);
+    free(p);
+}
+
+static device_sum_plan *wt_plan_new(void)
+{
+    device_sum_plan *plan = (device_sum_plan *)malloc(sizeof *plan);
+    if (plan == NULL) fail_msg("out of host memory");
+    const cudaError_t err = device_sum_plan_create(plan);
+    if (err != cudaSuccess) {
+        free(plan);
+        fail_msg("device_sum_plan_create: %s", cudaGetErrorString(err));
+    }
+    return (device_sum_plan *)wt_own(plan, wt_release_plan);
+}
+
+static void wt_plan_free(device_sum_plan *plan)
+{
+    wt_disown(plan);
+    wt_release_plan(plan);
+}
+
 static void test_device_sum_edges(void **state)
 {
     WT_NEED_GPU(state);
-    device_sum_plan plan;
-    WT_CUDA(device_sum_plan_create(&plan));
+    device_sum_plan *plan = wt_plan_new();
     const size_t sizes[] = {0, 1, 2, 3, 4, 5, 31, 33, 1000, 4096, 65537, ((size_t)1 << 20) + 7};
     const size_t max_n = ((size_t)1 << 20) + 7 + 8;
-    float *x = (float *)malloc(max_n * sizeof(float)), *d_x = (float *)wt_dev_alloc(max_n * sizeof(float));
+    float *x = (float *)wt_host_alloc(max_n * sizeof(float)), *d_x = (float *)wt_dev_alloc(max_n * sizeof(float));
     float *d_out = (float *)wt_dev_alloc(sizeof(float));
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         for (int offset = 0; offset < 4; offset++) { /* misaligned starts: 0, 4, 8, 12 bytes past 16 */
@@ -150,23 +191,23 @@ static void test_device_sum_edges(void **state)
             for (int accurate = 0; accurate < 2; accurate++) {
                 float got;
                 wt_poison(d_out, sizeof(float));
-                WT_CUDA(accurate ? device_sum_accurate(&plan, d_x + offset, n, d_out, 0) : device_sum(&plan, d_x + offset, n, d_out, 0));
+                WT_CUDA(accurate ? device_sum_accurate(plan, d_x + offset, n, d_out, 0) : device_sum(plan, d_x + offset, n, d_out, 0));
                 WT_LAUNCHED();
                 wt_to_host(&got, d_out, sizeof got);
                 const float want = correctly_rounded(k);
                 /* plain float: no value passes through more than ~64 roundings here (a few
                    per thread, the vector, block and partial trees), each off by u at most */
                 const double tol = 64 * 0x1p-24 * abs_sum;
-                if (accurate ? ulp_distance(got, want) > 1 : fabs((double)got - (double)want) > tol)
+                if (accurate ? wt_ulp_distance(got, want) > 1 : fabs((double)got - (double)want) > tol)
                     fail_msg("%s n=%zu offset=%d: got %.9g, expected %.9g", accurate ? "accurate" : "plain", n, offset,
                              (double)got, (double)want);
             }
         }
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_out));
-    free(x);
-    device_sum_plan_destroy(&plan);
+    wt_dev_free(d_x);
+    wt_dev_free(d_out);
+    wt_host_free(x);
+    wt_plan_free(plan);
 }
 
 /* Accurate variant within 2 ulp of the correctly rounded sum; both variants bitwise repeatable;
@@ -174,10 +215,9 @@ static void test_device_sum_edges(void **state)
 static void test_device_sum_accuracy_and_determinism(void **state)
 {
     WT_NEED_GPU(state);
-    device_sum_plan plan;
-    WT_CUDA(device_sum_plan_create(&plan));
+    device_sum_plan *plan = wt_plan_new();
     const size_t n = wt_quick() ? (size_t)1 << 18 : (size_t)1 << 25;
-    float *x = (float *)malloc(n * sizeof(float)), *d_x = (float *)wt_dev_alloc(n * sizeof(float));
+    float *x = (float *)wt_host_alloc(n * sizeof(float)), *d_x = (float *)wt_dev_alloc(n * sizeof(float));
     float *d_out = (float *)wt_dev_alloc(sizeof(float));
     for (int mixed = 0; mixed < 2; mixed++) {
         long long k;
@@ -187,23 +227,23 @@ static void test_device_sum_accuracy_and_determinism(void **state)
         for (int accurate = 0; accurate < 2; accurate++) {
             float first = 0, got;
             for (int r = 0; r < 10; r++) {
-                WT_CUDA(accurate ? device_sum_accurate(&plan, d_x, n, d_out, 0) : device_sum(&plan, d_x, n, d_out, 0));
+                WT_CUDA(accurate ? device_sum_accurate(plan, d_x, n, d_out, 0) : device_sum(plan, d_x, n, d_out, 0));
                 WT_LAUNCHED();
                 wt_to_host(&got, d_out, sizeof got);
                 if (r == 0) first = got;
                 else if (memcmp(&got, &first, 4) != 0) fail_msg("run %d gave %.9g, run 0 gave %.9g: not deterministic", r, got, first);
             }
-            const long long ulps = ulp_distance(got, want);
+            const long long ulps = wt_ulp_distance(got, want);
             printf("[ INFO     ] n=%zu %s data, %s sum: %lld ulp from the correctly rounded sum (rel. error %.2e)\n", n,
                    mixed ? "mixed-sign" : "positive", accurate ? "accurate" : "plain", ulps,
                    fabs((double)got - (double)want) / fabs((double)want));
             if (accurate && ulps > 2) fail_msg("accurate sum is %lld ulp off (limit 2)", ulps);
         }
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_out));
-    free(x);
-    device_sum_plan_destroy(&plan);
+    wt_dev_free(d_x);
+    wt_dev_free(d_out);
+    wt_host_free(x);
+    wt_plan_free(plan);
 }
 
 __global__ void k_fill_pattern(int *x, size_t n)
@@ -224,8 +264,7 @@ static void test_device_sum_above_2_31(void **state)
     size_t free_b, total_b;
     WT_CUDA(cudaMemGetInfo(&free_b, &total_b));
     if (free_b < n * sizeof(int) + ((size_t)1 << 28)) fail_msg("needs %zu bytes of GPU memory, %zu free", n * sizeof(int), free_b);
-    device_sum_plan plan;
-    WT_CUDA(device_sum_plan_create(&plan));
+    device_sum_plan *plan = wt_plan_new();
     int *d_x = (int *)wt_dev_alloc((n + 1) * sizeof(int));
     long long *d_out = (long long *)wt_dev_alloc(sizeof(long long)), got;
     k_fill_pattern<<<4096, 256>>>(d_x, n + 1);
@@ -233,14 +272,14 @@ static void test_device_sum_above_2_31(void **state)
     for (int offset = 0; offset < 2; offset++) {
         long long want = 0;
         for (size_t i = offset; i < n + offset; i++) want += (long long)(i % 2001) - 1000 + (long long)((i >> 20) & 7);
-        WT_CUDA(device_sum_int(&plan, d_x + offset, n, d_out, 0));
+        WT_CUDA(device_sum_int(plan, d_x + offset, n, d_out, 0));
         WT_LAUNCHED();
         wt_to_host(&got, d_out, sizeof got);
         if (got != want) fail_msg("n=%zu offset %d: got %lld, expected %lld", n, offset, got, want);
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_out));
-    device_sum_plan_destroy(&plan);
+    wt_dev_free(d_x);
+    wt_dev_free(d_out);
+    wt_plan_free(plan);
 }
 
 /* Host-side argument checks: run without a GPU too. */
@@ -280,31 +319,29 @@ static void test_doc_snippet(void **state)
     float *d = (float *)wt_dev_alloc(7 * sizeof(float)), got;
     wt_to_dev(d, y, sizeof y);
     wt_to_dev(d + 3, t, sizeof t);
-    warpred_grid_scratch scratch;
-    const char *why;
-    if (warpred_grid_scratch_create(&scratch, 1024, sizeof(float), &why) != cudaSuccess) fail_msg("grid scratch: %s", why);
+    warpred_grid_scratch *scratch = wt_scratch_new(1024, sizeof(float));
     for (int launch = 0; launch < 3; launch++) {
         wt_poison(d + 6, sizeof(float));
-        squared_error<<<1024, 256>>>(d, d + 3, 3, scratch, d + 6);
+        squared_error<<<1024, 256>>>(d, d + 3, 3, *scratch, d + 6);
         WT_LAUNCHED();
         wt_to_host(&got, d + 6, sizeof got);
         assert_true(got == 14.0f);
     }
-    WT_CUDA(warpred_grid_scratch_destroy(&scratch));
-    WT_CUDA(cudaFree(d));
+    wt_scratch_free(scratch);
+    wt_dev_free(d);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scratch_create_rejects_bad_arguments),
-        cmocka_unit_test(test_doc_snippet),
-        cmocka_unit_test(test_grid_shapes),
-        cmocka_unit_test(test_grid_many_launches_no_reset),
-        cmocka_unit_test(test_grid_deterministic),
-        cmocka_unit_test(test_device_sum_edges),
-        cmocka_unit_test(test_device_sum_accuracy_and_determinism),
-        cmocka_unit_test(test_device_sum_above_2_31),
+        WT_TEST(test_scratch_create_rejects_bad_arguments),
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_grid_shapes),
+        WT_TEST(test_grid_many_launches_no_reset),
+        WT_TEST(test_grid_deterministic),
+        WT_TEST(test_device_sum_edges),
+        WT_TEST(test_device_sum_accuracy_and_determinism),
+        WT_TEST(test_device_sum_above_2_31),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }
