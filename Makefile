@@ -69,9 +69,9 @@ SAMPLE_NAMES = $(sort $(SAMPLE_CU_NAMES) $(SAMPLE_PY_NAMES))
 skipped = $(if $(strip $(SAMPLE_SKIP_$(1))),$(1))
 SAMPLES_SKIPPED = $(foreach n,$(SAMPLE_NAMES),$(call skipped,$(n)))
 SAMPLES = $(addprefix $(BUILD)/sample_,$(filter-out $(SAMPLES_SKIPPED),$(SAMPLE_CU_NAMES)))
-# the items tests/run.sh runs for one sample: gpu:PROGRAM, or skip:NAME:VARIABLE (the variable holds the reason)
-sample_item = $(if $(call skipped,$(1)),skip:$(1):SAMPLE_SKIP_$(1),gpu:$(if $(filter $(1),$(SAMPLE_CU_NAMES)),$(BUILD)/sample_$(1),samples/$(1)/main.py))
-sanitize_item = $(if $(strip $(SAMPLE_NO_SANITIZE_$(1))),skip:$(1):SAMPLE_NO_SANITIZE_$(1),$(call sample_item,$(1)))
+# the items tests/run.sh runs for one sample: gpu:PROGRAM, or skip:sample_NAME:VARIABLE (the variable holds the reason)
+sample_item = $(if $(call skipped,$(1)),skip:sample_$(1):SAMPLE_SKIP_$(1),gpu:$(if $(filter $(1),$(SAMPLE_CU_NAMES)),$(BUILD)/sample_$(1),samples/$(1)/main.py))
+sanitize_item = $(if $(strip $(SAMPLE_NO_SANITIZE_$(1))),skip:sample_$(1):SAMPLE_NO_SANITIZE_$(1),$(call sample_item,$(1)))
 SAMPLE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sample_item,$(n)))
 SAMPLE_SANITIZE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sanitize_item,$(n)))
 # the reasons travel to tests/run.sh in the environment
@@ -169,7 +169,7 @@ $(BUILD)/bench_%: bench/bench_%.cu | $(BUILD)
 -include $(wildcard $(BUILD)/*.d $(BUILD)/alone/*.d)
 
 # ---- running ----
-test: $(ALONE) $(LINKS) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $(CONSUMER_CHECKS)
+test: $(ALONE) $(LINKS) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
 	@WARPRED_SAMPLE_QUICK=1 $(RUN) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLE_ITEMS) $(CONSUMER_ITEMS)
 
 sanitize: $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE)
@@ -195,6 +195,98 @@ bench: $(BENCHES)
 	if [ -f $(BUILD)/bench_reduce.csv ]; then \
 	  python3 bench/plot_bandwidth.py $(BUILD)/bench_reduce.csv $(BUILD)/bench_sum_bandwidth.png || ok=0; fi; \
 	[ $$ok -eq 1 ]
+
+# ---- install (headers, LICENSE, pkg-config file, CMake package) ----
+# The version's one home is warpred/ops.cuh; warpred.pc and the CMake files take it from there.
+version_part = $(shell sed -n 's/^\#[[:space:]]*define[[:space:]]\{1,\}WARPRED_VERSION_$(1)[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p' warpred/ops.cuh | head -n 1)
+VERSION = $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+CUDA_LIB_DIR = $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) $(CUDA_HOME)/lib64)
+CMAKE ?= cmake
+DEST = $(DESTDIR)$(abspath $(PREFIX))
+INSTALLED_HEADERS = $(addprefix $(DEST)/include/,$(HEADERS))
+
+install:
+	@case "$(PREFIX)" in /*) ;; *) echo "PREFIX must be an absolute path (got $(PREFIX))"; exit 1;; esac
+	install -d $(DEST)/include/warpred $(DEST)/share/doc/warpred $(DEST)/lib/pkgconfig
+	install -m 644 $(HEADERS) $(DEST)/include/warpred/
+	install -m 644 LICENSE CHANGELOG.md $(DEST)/share/doc/warpred/
+	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|' -e 's|@WARPRED_VERSION@|$(VERSION)|' \
+	    -e 's|@CUDA_INCLUDE_DIR@|$(CUDA_HOME)/include|' -e 's|@CUDA_LIB_DIR@|$(CUDA_LIB_DIR)|' \
+	    warpred.pc.in > $(DEST)/lib/pkgconfig/warpred.pc
+	@# the CMake package files come from CMake itself (install(EXPORT), config and version files)
+	@if command -v $(CMAKE) >/dev/null 2>&1; then \
+	  tmp=$$(mktemp -d) && \
+	  $(CMAKE) -S . -B $$tmp -DCMAKE_INSTALL_PREFIX=$(abspath $(PREFIX)) -DCUDAToolkit_ROOT=$(CUDA_HOME) > $$tmp/log 2>&1 && \
+	  DESTDIR=$(DESTDIR) $(CMAKE) --install $$tmp --component warpred_cmake >> $$tmp/log 2>&1 \
+	    || { cat $$tmp/log; rm -rf $$tmp; exit 1; }; rm -rf $$tmp; \
+	  echo "installed warpred $(VERSION) under $(DEST) (include/warpred, lib/pkgconfig/warpred.pc, lib/cmake/warpred, share/doc/warpred)"; \
+	else echo "installed warpred $(VERSION) under $(DEST); cmake not found, so no CMake package files (lib/cmake/warpred)"; fi
+
+uninstall:
+	rm -rf $(DEST)/include/warpred $(DEST)/share/doc/warpred $(DEST)/lib/cmake/warpred
+	rm -f $(DEST)/lib/pkgconfig/warpred.pc
+	@# folders install created, only when now empty
+	@for d in lib/pkgconfig lib/cmake lib share/doc share include; do \
+	  [ -d $(DEST)/$$d ] && rmdir --ignore-fail-on-non-empty $(DEST)/$$d; done; true
+
+# ---- consumer checks (make test): a tiny project builds against warpred as users do ----
+# CMake three ways (add_subdirectory, FetchContent of a tarball of this checkout, find_package after
+# make install), and nvcc/g++ with pkg-config --cflags --libs; on a GPU each consumer program runs.
+CONSUMER = $(BUILD)/consumer
+CONSUMER_ARCH ?= $(firstword $(ARCHS))
+CONSUMER_SRC = $(wildcard tests/consumer/*)
+PACKAGE_FILES = CMakeLists.txt $(wildcard cmake/*) warpred.pc.in LICENSE CHANGELOG.md
+CONSUMER_WAYS = add_subdirectory fetchcontent find_package
+HAVE_CMAKE := $(shell command -v $(CMAKE) >/dev/null 2>&1 && echo yes)
+HAVE_PKG_CONFIG := $(shell command -v pkg-config >/dev/null 2>&1 && echo yes)
+export CONSUMER_NO_CMAKE = cmake is not installed (sudo apt-get install -y cmake)
+export CONSUMER_NO_PKG_CONFIG = pkg-config is not installed (sudo apt-get install -y pkg-config)
+CONSUMER_CHECKS = $(if $(HAVE_CMAKE),$(foreach w,$(CONSUMER_WAYS),$(CONSUMER)/$(w)/warpred_consumer)) \
+                  $(if $(HAVE_PKG_CONFIG),$(CONSUMER)/pkg-config/warpred_consumer) $(CONSUMER)/uninstall.ok
+CONSUMER_ITEMS = $(if $(HAVE_CMAKE),$(foreach w,$(CONSUMER_WAYS),gpu:$(CONSUMER)/$(w)/warpred_consumer),$(foreach w,$(CONSUMER_WAYS),skip:consumer_$(w):CONSUMER_NO_CMAKE)) \
+                 $(if $(HAVE_PKG_CONFIG),gpu:$(CONSUMER)/pkg-config/warpred_consumer,skip:consumer_pkg-config:CONSUMER_NO_PKG_CONFIG)
+
+# configure and build tests/consumer in $(CONSUMER)/$(1) with extra cmake arguments $(2); the log stays there
+consumer_cmake = @mkdir -p $(CONSUMER)/$(1) && echo "consumer ($(1)): cmake configure + build, log in $(CONSUMER)/$(1).log" && \
+  { $(CMAKE) -S tests/consumer -B $(CONSUMER)/$(1) -DWARPRED_CONSUME=$(2) -DCMAKE_CUDA_COMPILER=$(NVCC) \
+      -DCMAKE_CUDA_ARCHITECTURES=$(CONSUMER_ARCH) -DCMAKE_BUILD_TYPE=Release $(3) && \
+    $(CMAKE) --build $(CONSUMER)/$(1); } > $(CONSUMER)/$(1).log 2>&1 || { tail -n 40 $(CONSUMER)/$(1).log; exit 1; }
+
+$(CONSUMER)/add_subdirectory/warpred_consumer: $(CONSUMER_SRC) $(PACKAGE_FILES) $(HEADERS)
+	$(call consumer_cmake,add_subdirectory,subdir,-DWARPRED_SOURCE_DIR=$(CURDIR))
+
+$(CONSUMER)/warpred-src.tar.gz: $(PACKAGE_FILES) $(HEADERS)
+	@mkdir -p $(CONSUMER)
+	tar czf $@ --transform 's|^|warpred/|' $(PACKAGE_FILES) $(HEADERS)
+
+$(CONSUMER)/fetchcontent/warpred_consumer: $(CONSUMER_SRC) $(CONSUMER)/warpred-src.tar.gz
+	@rm -rf $(CONSUMER)/fetchcontent/_deps
+	$(call consumer_cmake,fetchcontent,fetch,-DWARPRED_FETCH_URL=$(abspath $(CONSUMER)/warpred-src.tar.gz))
+
+$(CONSUMER)/prefix/lib/pkgconfig/warpred.pc: $(PACKAGE_FILES) $(HEADERS)
+	@rm -rf $(CONSUMER)/prefix
+	@$(MAKE) --no-print-directory install PREFIX=$(abspath $(CONSUMER)/prefix) DESTDIR=
+
+$(CONSUMER)/find_package/warpred_consumer: $(CONSUMER_SRC) $(CONSUMER)/prefix/lib/pkgconfig/warpred.pc
+	$(call consumer_cmake,find_package,package,-DCMAKE_PREFIX_PATH=$(abspath $(CONSUMER)/prefix))
+
+# nvcc for the kernel, the host C++ compiler for scratch.cpp, both with the installed warpred.pc only
+PC = PKG_CONFIG_PATH=$(abspath $(CONSUMER)/prefix)/lib/pkgconfig pkg-config
+$(CONSUMER)/pkg-config/warpred_consumer: $(CONSUMER_SRC) $(CONSUMER)/prefix/lib/pkgconfig/warpred.pc
+	@mkdir -p $(@D)
+	@echo "consumer (pkg-config): warpred $$($(PC) --modversion warpred), cflags $$($(PC) --cflags warpred)"
+	$(CXX) -std=c++17 -Wall -Wextra -Werror $$($(PC) --cflags warpred) -c tests/consumer/scratch.cpp -o $(@D)/scratch.o
+	$(NVCC) -std=c++17 $(WARN) $$($(PC) --cflags warpred) $(call gencode,$(CONSUMER_ARCH)) \
+	  -Itests/consumer tests/consumer/main.cu $(@D)/scratch.o -o $@ $$($(PC) --libs warpred)
+
+# install into a DESTDIR staging folder, uninstall, and nothing may remain
+$(CONSUMER)/uninstall.ok: $(PACKAGE_FILES) $(HEADERS)
+	@rm -rf $(CONSUMER)/stage && mkdir -p $(CONSUMER)/stage
+	@$(MAKE) --no-print-directory install PREFIX=/opt/warpred DESTDIR=$(abspath $(CONSUMER)/stage) > /dev/null
+	@$(MAKE) --no-print-directory uninstall PREFIX=/opt/warpred DESTDIR=$(abspath $(CONSUMER)/stage) > /dev/null
+	@left=$$(find $(CONSUMER)/stage -mindepth 1 ! -type d; find $(CONSUMER)/stage/opt/warpred -mindepth 1 -type d 2>/dev/null); \
+	  [ -z "$$left" ] || { echo "make uninstall left behind:"; echo "$$left"; exit 1; }
+	@echo "make install DESTDIR=... PREFIX=/opt/warpred, then make uninstall: nothing left behind" && touch $@
 
 # The whole build for every supported arch with warnings as errors (CI runs this).
 archs:

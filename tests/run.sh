@@ -9,7 +9,7 @@
 #                   build); PATH ending in .py runs with python3. Without a usable GPU (as PROG, the probe,
 #                   says) it is SKIPPED, not run. Exit 0 with a line starting "SKIPPED:" counts as skipped
 #                   (the program could not run here: a missing package, too few GPUs).
-#   skip:NAME:VAR   one SKIPPED test; the environment variable VAR holds the reason.
+#   skip:NAME:VAR   one SKIPPED test (NAME sample_X reads "sample X"); the environment variable VAR holds the reason.
 #   --wrap "cmd"    run every program under cmd (compute-sanitizer)
 #   --require-gpu   no usable GPU is a failure, not a skip (for GPU machines)
 #   --samples       the make run form: no usable GPU -> one sentence, exit 0 (1 with --require-gpu)
@@ -32,7 +32,7 @@ label_of() {
     case "$base" in
         sample_*) echo "sample ${base#sample_}" ;;
         main.py) echo "sample $(basename "$(dirname "$path")")" ;;
-        *) echo "$(basename "$(dirname "$path")")/$base" ;;
+        *) case "$path" in */*) echo "$(basename "$(dirname "$path")")/$base" ;; *) echo "$path" ;; esac ;;
     esac
 }
 
@@ -107,7 +107,7 @@ for item in "$@"; do
         gpu:*) run_status_item "${item#gpu:}" ;;
         skip:*)
             rest=${item#skip:}; name=${rest%%:*}; var=${rest#*:}
-            skipped=$((skipped + 1)); add_line "sample $name: skipped (${!var:-no reason given})" ;;
+            skipped=$((skipped + 1)); add_line "$(label_of "$name"): skipped (${!var:-no reason given})" ;;
         *) run_cmocka "$item" ;;
     esac
 done
