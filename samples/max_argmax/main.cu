@@ -1,0 +1,290 @@
+/* samples/max_argmax - the float atomicMax exercise done right.
+
+   CUDA has atomicMax for integers only, and a well-known answer to "how do I take the max of
+   floats atomically" is to reinterpret the float's bits as an integer:
+       atomicMax((int *)addr, __float_as_int(v));
+   That is right only while every value is >= +0. Part 1 runs it, two common repairs, and
+   warpred_atomic_fmaximum on small inputs with negative values, -0 and NaN, prints what each
+   leaves in memory next to the IEEE 754 maximum (numpy.max: NaN wins, -0 < +0), then times all
+   of them on a large all-negative array. Only warpred's results decide the exit status; the
+   others are shown being wrong.
+
+   Build and run alone, from the repository root:
+       nvcc -std=c++17 -O2 -I. samples/max_argmax/main.cu -o max_argmax && ./max_argmax
+   WARPRED_SAMPLE_QUICK=1 uses small sizes (for make test and the sanitizers). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include <warpred/atomic_minmax.cuh>
+
+/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
+#define CHECK(call)                                                                               \
+    do {                                                                                          \
+        cudaError_t err_ = (call);                                                                \
+        if (err_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
+            exit(1);                                                                              \
+        }                                                                                         \
+    } while (0)
+
+/* ------------------------------ part 1: four atomic float max ------------------------------ */
+
+/* 1. The bits as a signed int. For v >= +0 the integer order of the bits is the float order.
+   A negative float has its sign bit set, so it is a negative int, but the larger its
+   magnitude the larger the int: the order of negative values is reversed (-2 "beats" -1), and
+   -inf (0xff800000) beats every finite negative value. */
+__device__ void max_int_bits(float *p, float v) { atomicMax((int *)p, __float_as_int(v)); }
+
+/* 2. The sign trick: signed max for v >= 0, unsigned min for v < 0 (for negatives, a smaller
+   unsigned pattern is a smaller magnitude, hence a larger value). Right for ordinary numbers,
+   but -0 >= 0 is true, so -0 takes the signed-max branch with the bits 0x80000000 (INT_MIN) and
+   never replaces a negative value; a NaN is neither >= 0 nor orderable, and lands wherever its
+   sign bit sends it (a +NaN is dropped against a positive value, kept against a negative). */
+__device__ void max_sign_trick(float *p, float v)
+{
+    if (v >= 0.0f) atomicMax((int *)p, __float_as_int(v));
+    else atomicMin((unsigned *)p, __float_as_uint(v));
+}
+
+/* 3. A compare-and-swap loop around fmaxf. Orders every number correctly (the loop compares
+   bits, so it never spins on NaN != NaN), but fmaxf is IEEE maxNum: a NaN argument is
+   ignored, and fmaxf(-0, +0) may return either zero, so the sign of a zero result depends on
+   the order of the updates. It also always writes, which is slow under contention. */
+__device__ void max_cas_fmaxf(float *p, float v)
+{
+    int *word = (int *)p;
+    int old = *word, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(word, assumed, __float_as_int(fmaxf(__int_as_float(assumed), v)));
+    } while (old != assumed);
+}
+
+/* 4. warpred_atomic_fmaximum (warpred/atomic_minmax.cuh): IEEE 754-2019 maximum, as numpy.max:
+   a NaN wins and is stored as the canonical 0x7fffffff, -0 < +0, every other value in float
+   order. It reads first and issues no atomic when the update would not change memory; else
+   one integer atomicMax or atomicMin on the bits, chosen by the sign bit of v (not by v >= 0). */
+__device__ void max_warpred(float *p, float v) { warpred_atomic_fmaximum(p, v); }
+
+enum { INT_BITS, SIGN_TRICK, CAS_FMAXF, WARPRED, NMETHODS };
+static const char *method_names[NMETHODS] = {"int bits", "sign trick", "CAS + fmaxf", "warpred"};
+
+template <int Method> __device__ __forceinline__ void atomic_max_by(float *p, float v)
+{
+    if (Method == INT_BITS) max_int_bits(p, v);
+    if (Method == SIGN_TRICK) max_sign_trick(p, v);
+    if (Method == CAS_FMAXF) max_cas_fmaxf(p, v);
+    if (Method == WARPRED) max_warpred(p, v);
+}
+
+/* One thread applies the updates in array order: the results are reproducible, so the table
+   shows each method's rule rather than a race. */
+template <int Method> __global__ void max_in_order(const float *v, int count, float *slot)
+{
+    for (int i = 0; i < count; i++) atomic_max_by<Method>(slot, v[i]);
+}
+
+/* One atomic per element, every thread of the grid, all on one address. */
+template <int Method> __global__ void max_parallel(const float *v, size_t n, float *slot)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        atomic_max_by<Method>(slot, v[i]);
+}
+
+typedef void (*in_order_fn)(const float *, int, float *);
+typedef void (*parallel_fn)(const float *, size_t, float *);
+static const in_order_fn in_order_kernels[NMETHODS] = {max_in_order<INT_BITS>, max_in_order<SIGN_TRICK>,
+                                                       max_in_order<CAS_FMAXF>, max_in_order<WARPRED>};
+static const parallel_fn parallel_kernels[NMETHODS] = {max_parallel<INT_BITS>, max_parallel<SIGN_TRICK>,
+                                                       max_parallel<CAS_FMAXF>, max_parallel<WARPRED>};
+
+/* ------------------------------------------ host ------------------------------------------ */
+
+static unsigned bits_of(float x)
+{
+    unsigned b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+static float float_of(unsigned b)
+{
+    float x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+/* IEEE 754-2019 maximum of two floats, on the host: the reference. */
+static float ieee_maximum(float a, float b)
+{
+    if (isnan(a) || isnan(b)) return float_of(0x7fffffffu);
+    if (a == 0.0f && b == 0.0f) return signbit(a) ? b : a; /* +0 if either is +0 */
+    return a > b ? a : b;
+}
+
+/* "-0", "+0", "NaN(7fffffff)", "-inf" or %g: zeros and NaNs show what they are. */
+static const char *show(float x, char *buf, size_t size)
+{
+    if (isnan(x)) snprintf(buf, size, "NaN(%08x)", bits_of(x));
+    else if (x == 0.0f) snprintf(buf, size, "%s0", signbit(x) ? "-" : "+");
+    else snprintf(buf, size, "%g", x);
+    return buf;
+}
+
+enum { MAX_CASE = 4 };
+typedef struct special_case {
+    const char *what;
+    int count;
+    float v[MAX_CASE];
+} special_case;
+
+/* Memory starts at -inf, the identity of max; each case then receives its values in order. */
+static int part1_special_cases(void)
+{
+    const float nan = float_of(0x7fc00000u), neg_nan = float_of(0xffc00000u);
+    const special_case cases[] = {
+        {"negatives", 3, {-3.0f, -1.0f, -2.0f}},
+        {"negative, then -0", 2, {-1.0f, -0.0f}},
+        {"-0, then +0", 2, {-0.0f, 0.0f}},
+        {"+0, then -0", 2, {0.0f, -0.0f}},
+        {"NaN among numbers", 3, {1.0f, nan, 2.0f}},
+        {"-NaN among negatives", 3, {-5.0f, neg_nan, -4.0f}},
+        {"NaN against -inf", 2, {-INFINITY, nan}},
+        {"+inf, positives", 3, {7.0f, INFINITY, 9.0f}},
+    };
+    const int ncases = sizeof cases / sizeof cases[0];
+    float *d_v, *d_slot;
+    CHECK(cudaMalloc(&d_v, MAX_CASE * sizeof(float)));
+    CHECK(cudaMalloc(&d_slot, sizeof(float)));
+
+    printf("Part 1a: one thread applies the values in order to memory that starts at -inf\n\n");
+    printf("%-22s %-14s", "values", "IEEE maximum");
+    for (int m = 0; m < NMETHODS; m++) printf(" %-19s", method_names[m]);
+    printf("\n");
+    int ok = 1;
+    for (int c = 0; c < ncases; c++) {
+        char buf[32];
+        float want = -INFINITY;
+        for (int i = 0; i < cases[c].count; i++) want = ieee_maximum(want, cases[c].v[i]);
+        printf("%-22s %-14s", cases[c].what, show(want, buf, sizeof buf));
+        CHECK(cudaMemcpy(d_v, cases[c].v, cases[c].count * sizeof(float), cudaMemcpyHostToDevice));
+        for (int m = 0; m < NMETHODS; m++) {
+            const float start = -INFINITY;
+            float got;
+            CHECK(cudaMemcpy(d_slot, &start, sizeof start, cudaMemcpyHostToDevice));
+            in_order_kernels[m]<<<1, 1>>>(d_v, cases[c].count, d_slot);
+            CHECK(cudaGetLastError());
+            CHECK(cudaMemcpy(&got, d_slot, sizeof got, cudaMemcpyDeviceToHost));
+            /* the others are called wrong only for a wrong value (any NaN counts as NaN); warpred must
+               match the reference bit for bit */
+            const int right = bits_of(got) == bits_of(want) || (isnan(got) && isnan(want));
+            char cell[40];
+            snprintf(cell, sizeof cell, "%s%s", show(got, buf, sizeof buf), right ? "" : " WRONG");
+            printf(" %-19s", cell);
+            if (m == WARPRED) ok &= bits_of(got) == bits_of(want);
+        }
+        printf("\n");
+    }
+    printf("  (inputs: NaN = 0x7fc00000, -NaN = 0xffc00000; the IEEE maximum of anything with a NaN is the\n"
+           "   canonical NaN 0x7fffffff, and of -0 and +0 it is +0)\n");
+    CHECK(cudaFree(d_v));
+    CHECK(cudaFree(d_slot));
+    return ok;
+}
+
+static int compare_floats(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Part 1b: every element of a large array that holds only negative values, one atomic per
+   element on a single address, with each method; results and median times. */
+static int part1_parallel(size_t n, int warmups, int runs, unsigned blocks)
+{
+    float *h = (float *)malloc(n * sizeof(float));
+    if (!h) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    unsigned long long s = 0x243f6a8885a308d3ull;
+    float want = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        h[i] = -1.0f - (float)((s >> 40) % 1000000u) / 1000.0f; /* in (-1001, -1] */
+        want = ieee_maximum(want, h[i]);
+    }
+    float *d_v, *d_slot;
+    CHECK(cudaMalloc(&d_v, n * sizeof(float)));
+    CHECK(cudaMalloc(&d_slot, sizeof(float)));
+    CHECK(cudaMemcpy(d_v, h, n * sizeof(float), cudaMemcpyHostToDevice));
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+
+    printf("\nPart 1b: max of %zu values in (-1001, -1], one atomic per element on one address, %u blocks of 256\n\n",
+           n, blocks);
+    printf("%-14s %14s %14s %12s %10s\n", "method", "result", "CPU", "time us", "G upd/s");
+    int ok = 1;
+    for (int m = 0; m < NMETHODS; m++) {
+        const float neg_inf = -INFINITY;
+        float ms[32], got;
+        for (int r = 0; r < warmups + runs; r++) {
+            CHECK(cudaMemcpy(d_slot, &neg_inf, sizeof neg_inf, cudaMemcpyHostToDevice));
+            CHECK(cudaEventRecord(start));
+            parallel_kernels[m]<<<blocks, 256>>>(d_v, n, d_slot);
+            CHECK(cudaGetLastError());
+            CHECK(cudaEventRecord(stop));
+            CHECK(cudaEventSynchronize(stop));
+            if (r >= warmups) CHECK(cudaEventElapsedTime(&ms[r - warmups], start, stop));
+        }
+        CHECK(cudaMemcpy(&got, d_slot, sizeof got, cudaMemcpyDeviceToHost));
+        qsort(ms, runs, sizeof ms[0], compare_floats);
+        const double us = 1000.0 * ms[runs / 2];
+        const int right = bits_of(got) == bits_of(want);
+        char a[32], b[32];
+        printf("%-14s %14s %14s %12.1f %10.2f%s\n", method_names[m], show(got, a, sizeof a), show(want, b, sizeof b), us,
+               n / (us * 1e3), right ? "" : "  WRONG");
+        if (m == WARPRED) ok &= right;
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    CHECK(cudaFree(d_v));
+    CHECK(cudaFree(d_slot));
+    free(h);
+    return ok;
+}
+
+/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
+static void require_gpu(void)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        printf("max_argmax: no usable CUDA GPU (%s), so nothing was run.\n",
+               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
+        exit(1);
+    }
+}
+
+int main(void)
+{
+    require_gpu();
+    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
+    const int quick = quick_env && strcmp(quick_env, "0") != 0;
+    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
+    cudaDeviceProp prop;
+    int device;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaGetDeviceProperties(&prop, device));
+    const unsigned wave_blocks = (unsigned)(prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / 256));
+    printf("max and argmax on %s\n\n", prop.name);
+
+    int ok = part1_special_cases();
+    ok &= part1_parallel(quick ? (size_t)1 << 14 : (size_t)1 << 24, warmups, runs, quick ? 64 : wave_blocks);
+
+    printf("\n%s\n", ok ? "warpred matched the reference in every case (the WRONG marks belong to the other methods)"
+                        : "ERROR: warpred disagreed with the reference");
+    return ok ? 0 : 1;
+}
