@@ -1,0 +1,933 @@
+/* samples/multi_gpu_sum - one sum over several GPUs through NCCL, with the same bits on every GPU.
+
+   Each GPU holds a shard of the data and reduces it with warpred_device_sum (one launch, bitwise
+   deterministic for a fixed length and device) into a device scalar. The per-GPU partials are then
+   combined in two ways:
+     (a) ncclAllReduce of the scalars: the usual way. Which order NCCL adds in depends on the
+         algorithm, protocol and channel count it picks, so with 3 or more GPUs the last bits may
+         differ between message sizes, NCCL versions and topologies.
+     (b) deterministically: ncclAllGather of the partials (a copy: no arithmetic inside NCCL), then
+         one tiny kernel on every GPU folds partial 0 + partial 1 + ... in rank order. Every GPU
+         runs the same float additions in the same order, so all hold the same bits, on every run.
+   The same is done for int data summed exactly in long long.
+
+   Two ways to run, one binary:
+     sample_multi_gpu_sum            one process drives every visible GPU (ncclCommInitAll)
+     sample_multi_gpu_sum --procs    one process per GPU, forked from this one; rank 0 makes the
+                                     ncclUniqueId and sends it to the others through a pipe, and each
+                                     process joins with ncclCommInitRank (what an MPI or Slurm job does)
+   Options: --gpus P (use the first P visible GPUs), --quick (small sizes, few repetitions; also
+   WARPRED_TEST_QUICK=1), --max K (largest per-GPU size 2^K, default 30). WARPRED_SEED repeats a run.
+
+   NCCL_NVLS_ENABLE is set to 0 (NVLink SHARP / multicast off) unless the environment already sets it.
+   Exit status 0 when every check passed. Build: make (see the sample's README.md). */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <warpred/device_reduce.cuh>
+
+/* ------------------------------------------------------------------ errors */
+
+static char g_who[32] = "multi_gpu_sum"; /* "rank 1" in the forked processes */
+
+static void die_cuda(const char *call, cudaError_t err, const char *file, int line)
+{
+    fprintf(stderr, "%s: %s:%d: %s failed: %s (%s)\n", g_who, file, line, call, cudaGetErrorName(err),
+            cudaGetErrorString(err));
+    exit(1);
+}
+
+static void die_nccl(const char *call, ncclResult_t res, const char *file, int line)
+{
+    fprintf(stderr, "%s: %s:%d: %s failed: %s (%s)\n", g_who, file, line, call, ncclGetErrorString(res),
+            ncclGetLastError(NULL));
+    exit(1);
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "%s: %s\n", g_who, what);
+    exit(1);
+}
+
+#define CUDA_CHECK(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t err_ = (call);                                                                 \
+        if (err_ != cudaSuccess) die_cuda(#call, err_, __FILE__, __LINE__);                        \
+    } while (0)
+#define NCCL_CHECK(call)                                                                           \
+    do {                                                                                           \
+        ncclResult_t res_ = (call);                                                                \
+        if (res_ != ncclSuccess) die_nccl(#call, res_, __FILE__, __LINE__);                        \
+    } while (0)
+/* a warpred host call that takes `&why` last: its message says what was wrong */
+#define WARPRED_CHECK(call)                                                                        \
+    do {                                                                                           \
+        cudaError_t err_ = (call);                                                                 \
+        if (err_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "%s: %s:%d: %s\n", g_who, __FILE__, __LINE__, why);                     \
+            die_cuda(#call, err_, __FILE__, __LINE__);                                             \
+        }                                                                                          \
+    } while (0)
+#define LAUNCH_CHECK() CUDA_CHECK(cudaGetLastError()) /* right after a kernel launch */
+
+/* ------------------------------------------------------------------ settings */
+
+enum {
+    MAX_GPUS = 16,
+    MAX_SIZES = 16,
+    XCHG_WORDS = 128, /* 8-byte words a rank can share with the others in one exchange */
+    KEY_BITS = 20,    /* data: x = k * 2^-20 with a pseudo-random 20-bit integer k */
+};
+
+typedef struct options {
+    int procs;        /* 1: one process per GPU */
+    int gpus;         /* 0: every visible GPU */
+    int quick;        /* small sizes, few repetitions */
+    int max_log2;     /* largest per-GPU size of the timing table: 2^max_log2 */
+    unsigned seed;    /* data seed; the same in every process */
+    size_t check_n;   /* elements (over all GPUs) of the correctness check */
+    int warmups, reps, bit_runs;
+} options;
+
+/* Everything one GPU (one rank) owns. A process holds one of these per GPU it drives. */
+typedef struct rank_ctx {
+    int rank, nranks, device;
+    ncclComm_t comm;     /* all ranks */
+    ncclComm_t solo;     /* on rank 0 only: a one-rank communicator for the "1 GPU" timings */
+    cudaStream_t stream; /* every operation of this rank, in order */
+    cudaEvent_t start, stop;
+    warpred_device_plan plan;
+    size_t n;                    /* elements of the shard in use */
+    size_t capacity;             /* floats x can hold */
+    float *x;                    /* the float shard */
+    int *xi;                     /* the int shard (correctness check only) */
+    size_t xi_capacity;
+    float *partial;              /* this GPU's local sum (allreduce path) */
+    float *gathered;             /* nranks floats; [rank] is this GPU's local sum (deterministic path) */
+    float *sum_ar, *sum_det;     /* the combined results */
+    long long *partial_ll, *gathered_ll, *sum_ll_ar, *sum_ll_det;
+    unsigned long long *xd;      /* device side of the exchange buffer */
+    union {
+        double d[XCHG_WORDS];
+        unsigned long long u[XCHG_WORDS];
+    } xh;                        /* host side of the exchange buffer */
+} rank_ctx;
+
+/* ------------------------------------------------------------------ data */
+
+/* A pseudo-random 20-bit integer for global element g (integer hash; host and device agree). */
+__host__ __device__ static inline unsigned key_of(unsigned long long g, unsigned seed)
+{
+    unsigned h = (unsigned)g ^ ((unsigned)(g >> 32) * 0x9E3779B9u) ^ (seed * 0x85EBCA6Bu);
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
+    return h & ((1u << KEY_BITS) - 1);
+}
+
+/* x[j] = k * 2^-20 (exact in float), xi[j] = k - 2^19, for global elements base + j. */
+__global__ void fill_shard(float *x, int *xi, size_t n, unsigned long long base, unsigned seed)
+{
+    for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < n; j += (size_t)gridDim.x * blockDim.x) {
+        const unsigned k = key_of(base + j, seed);
+        x[j] = (float)k * (1.0f / (1 << KEY_BITS));
+        if (xi) xi[j] = (int)k - (1 << (KEY_BITS - 1));
+    }
+}
+
+/* Host reference: the exact sum of the keys of global elements [base, base + n). */
+static unsigned long long key_sum(unsigned long long base, size_t n, unsigned seed)
+{
+    unsigned long long s = 0;
+    for (size_t j = 0; j < n; j++) s += key_of(base + j, seed);
+    return s;
+}
+
+static double float_sum_of_keys(unsigned long long keys) { return (double)keys / (1 << KEY_BITS); }
+static long long int_sum_of_keys(unsigned long long keys, size_t n)
+{
+    return (long long)keys - (long long)n * (1 << (KEY_BITS - 1));
+}
+
+/* ------------------------------------------------------------------ the reduction */
+
+/* The deterministic combine: one thread adds the partials in rank order. Every GPU runs it on
+   the same gathered values, so every GPU gets the same bits. */
+template <typename T> __global__ void fold_in_rank_order(const T *partials, int nranks, T *out)
+{
+    T s = partials[0];
+    for (int r = 1; r < nranks; r++) s += partials[r];
+    *out = s;
+}
+
+typedef enum {
+    OP_LOCAL,       /* local sum only */
+    OP_ALLREDUCE,   /* local sum, then ncclAllReduce of the scalars */
+    OP_DETERMINISTIC, /* local sum, then ncclAllGather + fold in rank order */
+    OP_COMBINE_ALLREDUCE,     /* the combines alone (on partials already there) */
+    OP_COMBINE_DETERMINISTIC,
+} op_kind;
+
+static int uses_local_sum(op_kind op) { return op == OP_LOCAL || op == OP_ALLREDUCE || op == OP_DETERMINISTIC; }
+static int uses_allreduce(op_kind op) { return op == OP_ALLREDUCE || op == OP_COMBINE_ALLREDUCE; }
+static int uses_gather(op_kind op) { return op == OP_DETERMINISTIC || op == OP_COMBINE_DETERMINISTIC; }
+
+/* Enqueue one float reduction of c[i].x[0 .. c[i].n) on each of the `count` ranks this process drives,
+   over the full communicator, or (solo) over rank 0's one-rank communicator. Nothing waits on the host.
+   Several communicators driven from one thread need their NCCL calls inside one group. */
+static void enqueue_float(rank_ctx *c, int count, op_kind op, int solo)
+{
+    const char *why = NULL;
+    for (int i = 0; uses_local_sum(op) && i < count; i++) {
+        const int slot = solo ? 0 : c[i].rank;
+        float *out = op == OP_DETERMINISTIC ? c[i].gathered + slot : c[i].partial;
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        WARPRED_CHECK(warpred_device_sum(&c[i].plan, c[i].x, c[i].n, out, c[i].stream, &why));
+    }
+    if (uses_allreduce(op)) {
+        NCCL_CHECK(ncclGroupStart());
+        for (int i = 0; i < count; i++)
+            NCCL_CHECK(ncclAllReduce(c[i].partial, c[i].sum_ar, 1, ncclFloat, ncclSum, solo ? c[i].solo : c[i].comm,
+                                     c[i].stream));
+        NCCL_CHECK(ncclGroupEnd());
+    }
+    if (uses_gather(op)) {
+        /* in place: each rank's partial already sits at gathered[rank] */
+        NCCL_CHECK(ncclGroupStart());
+        for (int i = 0; i < count; i++) {
+            const int slot = solo ? 0 : c[i].rank;
+            NCCL_CHECK(ncclAllGather(c[i].gathered + slot, c[i].gathered, 1, ncclFloat, solo ? c[i].solo : c[i].comm,
+                                     c[i].stream));
+        }
+        NCCL_CHECK(ncclGroupEnd());
+        for (int i = 0; i < count; i++) {
+            CUDA_CHECK(cudaSetDevice(c[i].device));
+            fold_in_rank_order<<<1, 1, 0, c[i].stream>>>(c[i].gathered, solo ? 1 : c[i].nranks, c[i].sum_det);
+            LAUNCH_CHECK();
+        }
+    }
+}
+
+/* The int shards c[i].xi[0 .. c[i].n), summed exactly in long long, combined both ways. */
+static void enqueue_int_both_ways(rank_ctx *c, int count)
+{
+    const char *why = NULL;
+    for (int i = 0; i < count; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        WARPRED_CHECK(warpred_device_reduce(&c[i].plan, c[i].xi, c[i].n, c[i].partial_ll, warpred_op_sum(),
+                                            warpred_xf_to<long long>(), c[i].stream, &why));
+        CUDA_CHECK(cudaMemcpyAsync(c[i].gathered_ll + c[i].rank, c[i].partial_ll, sizeof(long long),
+                                   cudaMemcpyDeviceToDevice, c[i].stream));
+    }
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < count; i++) {
+        NCCL_CHECK(ncclAllReduce(c[i].partial_ll, c[i].sum_ll_ar, 1, ncclInt64, ncclSum, c[i].comm, c[i].stream));
+        NCCL_CHECK(ncclAllGather(c[i].gathered_ll + c[i].rank, c[i].gathered_ll, 1, ncclInt64, c[i].comm, c[i].stream));
+    }
+    NCCL_CHECK(ncclGroupEnd());
+    for (int i = 0; i < count; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        fold_in_rank_order<<<1, 1, 0, c[i].stream>>>(c[i].gathered_ll, c[i].nranks, c[i].sum_ll_det);
+        LAUNCH_CHECK();
+    }
+}
+
+static void sync_all(rank_ctx *c, int count)
+{
+    for (int i = 0; i < count; i++) CUDA_CHECK(cudaStreamSynchronize(c[i].stream));
+}
+
+static void copy_to_host(void *dst, const void *src, size_t bytes, const rank_ctx *c)
+{
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(cudaStreamSynchronize(c->stream));
+}
+
+/* ------------------------------------------------------------------ host-side exchange among ranks */
+
+/* Every rank contributes c[i].xh (n words) and gets back the element-wise op over all ranks.
+   Used for bookkeeping only (timings, bit patterns, check results), never for the sums under test:
+   exact for integers (ncclUint64 sum/min/max) and for max of doubles. */
+static void exchange(rank_ctx *c, int count, size_t n, ncclDataType_t type, ncclRedOp_t op)
+{
+    for (int i = 0; i < count; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        CUDA_CHECK(cudaMemcpyAsync(c[i].xd, c[i].xh.u, n * 8, cudaMemcpyHostToDevice, c[i].stream));
+    }
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < count; i++) NCCL_CHECK(ncclAllReduce(c[i].xd, c[i].xd, n, type, op, c[i].comm, c[i].stream));
+    NCCL_CHECK(ncclGroupEnd());
+    for (int i = 0; i < count; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        CUDA_CHECK(cudaMemcpyAsync(c[i].xh.u, c[i].xd, n * 8, cudaMemcpyDeviceToHost, c[i].stream));
+    }
+    sync_all(c, count);
+}
+
+/* Every rank has reached this point and its stream is idle. */
+static void barrier(rank_ctx *c, int count)
+{
+    for (int i = 0; i < count; i++) c[i].xh.u[0] = 0;
+    exchange(c, count, 1, ncclUint64, ncclSum);
+}
+
+/* The sum over all ranks of one integer each rank holds (exact). */
+static unsigned long long sum_over_ranks(rank_ctx *c, int count, const unsigned long long *values)
+{
+    for (int i = 0; i < count; i++) c[i].xh.u[0] = values[i];
+    exchange(c, count, 1, ncclUint64, ncclSum);
+    return c[0].xh.u[0];
+}
+
+/* 1 when every rank passed `ok_per_ctx[i]`. */
+static int all_ranks_ok(rank_ctx *c, int count, const int *ok_per_ctx)
+{
+    unsigned long long failures[MAX_GPUS];
+    for (int i = 0; i < count; i++) failures[i] = ok_per_ctx[i] ? 0 : 1;
+    return sum_over_ranks(c, count, failures) == 0;
+}
+
+/* 1 when the 64-bit word every rank holds is the same everywhere. */
+static int same_on_all_ranks(rank_ctx *c, int count, const unsigned long long *words)
+{
+    unsigned long long lo, hi;
+    for (int i = 0; i < count; i++) c[i].xh.u[0] = words[i];
+    exchange(c, count, 1, ncclUint64, ncclMin);
+    lo = c[0].xh.u[0];
+    for (int i = 0; i < count; i++) c[i].xh.u[0] = words[i];
+    exchange(c, count, 1, ncclUint64, ncclMax);
+    hi = c[0].xh.u[0];
+    return lo == hi;
+}
+
+static unsigned long long float_bits(float f)
+{
+    unsigned u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float float_of_bits(unsigned long long b)
+{
+    unsigned u = (unsigned)b;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* ------------------------------------------------------------------ timing */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over opt->reps runs (after warm-ups) of the time from the start to the end of `op` on the
+   slowest rank taking part, in microseconds. Each run starts after a barrier, so no rank carries the
+   previous run's work into the next; with one process driving several GPUs the measured time includes
+   the host's launches one GPU after the other, as it would in an application. */
+static double time_op(rank_ctx *c, int count, op_kind op, int solo, const options *opt)
+{
+    /* solo: only rank 0 works (on its one-rank communicator); the others wait and report 0 */
+    const int active = solo ? (c[0].rank == 0 ? 1 : 0) : count;
+    for (int w = 0; w < opt->warmups && active; w++) enqueue_float(c, active, op, solo);
+    sync_all(c, count);
+    double per_run[MAX_GPUS][XCHG_WORDS];
+    for (int r = 0; r < opt->reps; r++) {
+        barrier(c, count);
+        for (int i = 0; i < active; i++) CUDA_CHECK(cudaEventRecord(c[i].start, c[i].stream));
+        if (active) enqueue_float(c, active, op, solo);
+        for (int i = 0; i < active; i++) CUDA_CHECK(cudaEventRecord(c[i].stop, c[i].stream));
+        for (int i = 0; i < count; i++) {
+            float ms = 0.0f;
+            if (i < active) {
+                CUDA_CHECK(cudaEventSynchronize(c[i].stop));
+                CUDA_CHECK(cudaEventElapsedTime(&ms, c[i].start, c[i].stop));
+            }
+            per_run[i][r] = ms * 1000.0;
+        }
+    }
+    for (int i = 0; i < count; i++)
+        for (int r = 0; r < opt->reps; r++) c[i].xh.d[r] = per_run[i][r];
+    exchange(c, count, (size_t)opt->reps, ncclFloat64, ncclMax); /* each run: the slowest rank */
+    double t[XCHG_WORDS];
+    memcpy(t, c[0].xh.d, opt->reps * sizeof(double));
+    qsort(t, opt->reps, sizeof(double), compare_doubles);
+    return t[opt->reps / 2];
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+static void *device_alloc(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    cudaError_t err = cudaMalloc(&p, bytes);
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s: cudaMalloc of %zu bytes for %s failed: %s%s\n", g_who, bytes, what, cudaGetErrorString(err),
+                err == cudaErrorMemoryAllocation ? " (use --max K for smaller shards)" : "");
+        exit(1);
+    }
+    return p;
+}
+
+/* Buffers, stream, events and the warpred plan of one rank, on its device. The communicators come later. */
+static void rank_init(rank_ctx *c, int rank, int nranks, int device, size_t capacity, size_t xi_capacity)
+{
+    memset(c, 0, sizeof *c);
+    c->rank = rank;
+    c->nranks = nranks;
+    c->device = device;
+    c->capacity = capacity;
+    c->xi_capacity = xi_capacity;
+    CUDA_CHECK(cudaSetDevice(device));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreate(&c->start));
+    CUDA_CHECK(cudaEventCreate(&c->stop));
+    const char *why = NULL;
+    cudaError_t err = warpred_device_plan_create(&c->plan, 0, &why);
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s: warpred_device_plan_create on GPU %d failed: %s (%s)\n", g_who, device,
+                cudaGetErrorString(err), why ? why : "no detail");
+        exit(1);
+    }
+    c->x = (float *)device_alloc(capacity * sizeof(float), "the float shard");
+    c->xi = (int *)device_alloc(xi_capacity * sizeof(int), "the int shard");
+    c->partial = (float *)device_alloc(sizeof(float), "partial");
+    c->gathered = (float *)device_alloc(nranks * sizeof(float), "gathered");
+    c->sum_ar = (float *)device_alloc(sizeof(float), "sum_ar");
+    c->sum_det = (float *)device_alloc(sizeof(float), "sum_det");
+    c->partial_ll = (long long *)device_alloc(sizeof(long long), "partial_ll");
+    c->gathered_ll = (long long *)device_alloc(nranks * sizeof(long long), "gathered_ll");
+    c->sum_ll_ar = (long long *)device_alloc(sizeof(long long), "sum_ll_ar");
+    c->sum_ll_det = (long long *)device_alloc(sizeof(long long), "sum_ll_det");
+    c->xd = (unsigned long long *)device_alloc(XCHG_WORDS * 8, "the exchange buffer");
+    /* the combines also run alone in the timings: give them defined inputs */
+    CUDA_CHECK(cudaMemsetAsync(c->partial, 0, sizeof(float), c->stream));
+    CUDA_CHECK(cudaMemsetAsync(c->gathered, 0, nranks * sizeof(float), c->stream));
+    CUDA_CHECK(cudaStreamSynchronize(c->stream));
+}
+
+/* Rank 0's one-rank communicator for the single-GPU rows (the full one when there is one rank). */
+static void make_solo_comm(rank_ctx *c)
+{
+    if (c->rank != 0) return;
+    if (c->nranks == 1) {
+        c->solo = c->comm;
+        return;
+    }
+    NCCL_CHECK(ncclCommInitAll(&c->solo, 1, &c->device));
+}
+
+static void rank_destroy(rank_ctx *c, int count)
+{
+    /* finalize all communicators of this process in one group (they may depend on each other), then free */
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < count; i++) {
+        if (c[i].solo && c[i].solo != c[i].comm) NCCL_CHECK(ncclCommFinalize(c[i].solo));
+        NCCL_CHECK(ncclCommFinalize(c[i].comm));
+    }
+    NCCL_CHECK(ncclGroupEnd());
+    for (int i = 0; i < count; i++) {
+        if (c[i].solo && c[i].solo != c[i].comm) NCCL_CHECK(ncclCommDestroy(c[i].solo));
+        NCCL_CHECK(ncclCommDestroy(c[i].comm));
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        void *bufs[] = {c[i].x, c[i].xi, c[i].partial, c[i].gathered, c[i].sum_ar, c[i].sum_det, c[i].partial_ll,
+                        c[i].gathered_ll, c[i].sum_ll_ar, c[i].sum_ll_det, c[i].xd};
+        for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++) CUDA_CHECK(cudaFree(bufs[b]));
+        CUDA_CHECK(warpred_device_plan_destroy(&c[i].plan));
+        CUDA_CHECK(cudaEventDestroy(c[i].start));
+        CUDA_CHECK(cudaEventDestroy(c[i].stop));
+        CUDA_CHECK(cudaStreamDestroy(c[i].stream));
+    }
+}
+
+static void fill(rank_ctx *c, size_t n, unsigned long long base, int with_ints, unsigned seed)
+{
+    CUDA_CHECK(cudaSetDevice(c->device));
+    fill_shard<<<1024, 256, 0, c->stream>>>(c->x, with_ints ? c->xi : NULL, n, base, seed);
+    LAUNCH_CHECK();
+    c->n = n;
+}
+
+/* ------------------------------------------------------------------ the correctness check */
+
+/* Float results: the sums of positive values with float accumulation; their relative error grows
+   with the count each GPU thread adds in sequence, and stays far below this bound, which is still
+   far below a lost or doubled block of data (about 1/blocks). The int sums must be exact. */
+static const double FLOAT_TOLERANCE = 1e-4;
+
+static double relative_error(double got, double want) { return want == 0.0 ? got : (got - want) / want; }
+
+/* N elements over the ranks, as even as can be: rank r gets N/P, plus one for r < N%P. */
+static size_t shard_length(size_t total, int rank, int nranks)
+{
+    return total / nranks + ((size_t)rank < total % nranks ? 1 : 0);
+}
+static size_t shard_start(size_t total, int rank, int nranks)
+{
+    return (size_t)rank * (total / nranks) + ((size_t)rank < total % nranks ? (size_t)rank : total % nranks);
+}
+
+static int check_phase(rank_ctx *c, int count, const options *opt)
+{
+    const int P = c[0].nranks;
+    const int printer = c[0].rank == 0;
+    const size_t N = opt->check_n;
+    const unsigned long long keys = key_sum(0, N, opt->seed); /* host reference for the whole array */
+    const double want_f = float_sum_of_keys(keys);
+    const long long want_i = int_sum_of_keys(keys, N);
+    unsigned long long shard_keys[MAX_GPUS];
+    for (int i = 0; i < count; i++) {
+        const size_t n = shard_length(N, c[i].rank, P), base = shard_start(N, c[i].rank, P);
+        shard_keys[i] = key_sum(base, n, opt->seed);
+        fill(&c[i], n, base, 1, opt->seed);
+    }
+    enqueue_float(c, count, OP_ALLREDUCE, 0);
+    enqueue_float(c, count, OP_DETERMINISTIC, 0);
+    enqueue_int_both_ways(c, count);
+    sync_all(c, count);
+
+    /* each rank: its own partials and combined results, checked against the host reference */
+    int ok[MAX_GPUS];
+    unsigned long long det_bits[MAX_GPUS], ar_bits[MAX_GPUS];
+    float det0 = 0.0f, ar0 = 0.0f;
+    long long ll_ar0 = 0, ll_det0 = 0;
+    for (int i = 0; i < count; i++) memset(c[i].xh.u, 0, sizeof c[i].xh.u);
+    for (int i = 0; i < count; i++) {
+        float partial, sum_ar, sum_det;
+        long long partial_ll, ll_ar, ll_det;
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        copy_to_host(&partial, c[i].partial, sizeof partial, &c[i]);
+        copy_to_host(&sum_ar, c[i].sum_ar, sizeof sum_ar, &c[i]);
+        copy_to_host(&sum_det, c[i].sum_det, sizeof sum_det, &c[i]);
+        copy_to_host(&partial_ll, c[i].partial_ll, sizeof partial_ll, &c[i]);
+        copy_to_host(&ll_ar, c[i].sum_ll_ar, sizeof ll_ar, &c[i]);
+        copy_to_host(&ll_det, c[i].sum_ll_det, sizeof ll_det, &c[i]);
+        const long long want_part_i = int_sum_of_keys(shard_keys[i], c[i].n);
+        ok[i] = partial_ll == want_part_i && ll_ar == want_i && ll_det == want_i &&
+                fabs(relative_error(partial, float_sum_of_keys(shard_keys[i]))) < FLOAT_TOLERANCE &&
+                fabs(relative_error(sum_ar, want_f)) < FLOAT_TOLERANCE &&
+                fabs(relative_error(sum_det, want_f)) < FLOAT_TOLERANCE;
+        det_bits[i] = float_bits(sum_det);
+        ar_bits[i] = float_bits(sum_ar);
+        if (c[i].rank == 0) det0 = sum_det, ar0 = sum_ar, ll_ar0 = ll_ar, ll_det0 = ll_det;
+        /* for rank 0's report: words 4r .. 4r+3 hold rank r's shard length, float partial, int partial, failed */
+        unsigned long long *w = c[i].xh.u + 4 * c[i].rank;
+        w[0] = c[i].n;
+        w[1] = float_bits(partial);
+        w[2] = (unsigned long long)partial_ll;
+        w[3] = ok[i] ? 0 : 1;
+    }
+    /* every rank filled only its own 4 words, so the sum over ranks collects them all */
+    exchange(c, count, 4 * (size_t)P, ncclUint64, ncclSum);
+    unsigned long long table[4 * MAX_GPUS];
+    memcpy(table, c[0].xh.u, 4 * P * 8);
+
+    const int det_same = same_on_all_ranks(c, count, det_bits);
+    const int ar_same = same_on_all_ranks(c, count, ar_bits);
+    const int all_ok = all_ranks_ok(c, count, ok) && det_same;
+    if (printer) {
+        printf("check: %zu floats and %zu ints over %d GPU%s (uneven shards), host reference exact\n", N, N, P,
+               P > 1 ? "s" : "");
+        for (int r = 0; r < P; r++) {
+            const unsigned long long *w = table + 4 * r;
+            printf("  GPU %d: %10llu elements, local float sum %.6f, local int sum %lld%s\n", r, w[0],
+                   float_of_bits(w[1]), (long long)w[2], w[3] ? "  <- WRONG" : "");
+        }
+        printf("  float: exact %.6f | ncclAllReduce %.6f (rel. err %.1e) | deterministic %.6f (rel. err %.1e)\n",
+               want_f, ar0, relative_error(ar0, want_f), det0, relative_error(det0, want_f));
+        printf("  float bits on every GPU: deterministic %s (0x%08llx), ncclAllReduce %s (0x%08llx)\n",
+               det_same ? "identical" : "DIFFER", float_bits(det0), ar_same ? "identical" : "differ", float_bits(ar0));
+        printf("  int:   exact %lld | ncclAllReduce %lld | deterministic %lld  %s\n", want_i, ll_ar0, ll_det0,
+               ll_ar0 == want_i && ll_det0 == want_i ? "(exact)" : "WRONG");
+        printf("  %s\n\n", all_ok ? "check passed on every GPU" : "CHECK FAILED (see above)");
+    }
+    return all_ok;
+}
+
+/* ------------------------------------------------------------------ the timing table */
+
+typedef struct size_row {
+    int log2n;
+    double t_local, t1_ar, t1_det, tp_ar, tp_det;
+    int bits_same, value_ok, ar_equals_det;
+} size_row;
+
+/* opt->bit_runs reductions both ways: does the deterministic sum have the same bits on every run and
+   every GPU, is its value right, and did ncclAllReduce give the same bits? */
+static void check_bits(rank_ctx *c, int count, double want, size_row *row, const options *opt)
+{
+    unsigned long long det_bits[MAX_GPUS], ar_differs[MAX_GPUS];
+    int stable[MAX_GPUS], value_ok[MAX_GPUS];
+    for (int i = 0; i < count; i++) stable[i] = 1, value_ok[i] = 1, ar_differs[i] = 0;
+    for (int run = 0; run < opt->bit_runs; run++) {
+        enqueue_float(c, count, OP_DETERMINISTIC, 0);
+        enqueue_float(c, count, OP_ALLREDUCE, 0);
+        for (int i = 0; i < count; i++) {
+            float det, ar;
+            CUDA_CHECK(cudaSetDevice(c[i].device));
+            copy_to_host(&det, c[i].sum_det, sizeof det, &c[i]);
+            copy_to_host(&ar, c[i].sum_ar, sizeof ar, &c[i]);
+            if (run == 0) det_bits[i] = float_bits(det);
+            stable[i] &= float_bits(det) == det_bits[i];
+            value_ok[i] &= fabs(relative_error(det, want)) < FLOAT_TOLERANCE &&
+                           fabs(relative_error(ar, want)) < FLOAT_TOLERANCE;
+            ar_differs[i] |= float_bits(ar) != float_bits(det);
+        }
+    }
+    row->bits_same = all_ranks_ok(c, count, stable) && same_on_all_ranks(c, count, det_bits);
+    row->value_ok = all_ranks_ok(c, count, value_ok);
+    row->ar_equals_det = sum_over_ranks(c, count, ar_differs) == 0;
+}
+
+static int table_phase(rank_ctx *c, int count, const options *opt)
+{
+    const int P = c[0].nranks;
+    const int printer = c[0].rank == 0;
+    int sizes[MAX_SIZES], nsizes = 0;
+    if (opt->quick) {
+        sizes[nsizes++] = 16;
+        sizes[nsizes++] = 20;
+    } else {
+        for (int k = 20; k <= opt->max_log2; k += 2) sizes[nsizes++] = k;
+        if (sizes[nsizes - 1] != opt->max_log2) sizes[nsizes++] = opt->max_log2;
+    }
+    const size_t nmax = (size_t)1 << sizes[nsizes - 1];
+
+    /* rank r holds global elements [r * nmax, r * nmax + nmax); size n uses the first n of each shard */
+    for (int i = 0; i < count; i++) fill(&c[i], nmax, (unsigned long long)c[i].rank * nmax, 0, opt->seed);
+    sync_all(c, count);
+    /* the exact key sums of every size's data: each rank adds its own prefixes on the host (one pass),
+       the integer totals are then summed over the ranks */
+    unsigned long long want_keys[MAX_SIZES];
+    {
+        unsigned long long prefix[MAX_GPUS][MAX_SIZES];
+        for (int i = 0; i < count; i++) {
+            unsigned long long s = 0;
+            size_t done = 0;
+            for (int k = 0; k < nsizes; k++) {
+                const size_t n = (size_t)1 << sizes[k];
+                s += key_sum((unsigned long long)c[i].rank * nmax + done, n - done, opt->seed);
+                done = n;
+                prefix[i][k] = s;
+            }
+        }
+        for (int k = 0; k < nsizes; k++) {
+            unsigned long long v[MAX_GPUS];
+            for (int i = 0; i < count; i++) v[i] = prefix[i][k];
+            want_keys[k] = sum_over_ranks(c, count, v);
+        }
+    }
+
+    if (printer) {
+        printf("timing: per-GPU size n, median of %d runs after %d warm-ups, us from the start to the end of the\n"
+               "whole reduction (local warpred sum + combine) on the slowest GPU; \"1 GPU\" = GPU 0 alone with a\n"
+               "one-rank communicator; eff = 1-GPU time / %d-GPU time (ideal 100%%, same n per GPU); vs local =\n"
+               "local sum alone / %d-GPU deterministic time; bits: %d runs x %d GPUs of the deterministic sum\n",
+               opt->reps, opt->warmups, P, P, opt->bit_runs, P);
+        printf("%7s %8s %9s %9s %9s %9s %8s %8s %8s %9s  %s\n", "n/GPU", "local", "1GPU ar", "1GPU det", "ar", "det",
+               "det-ar", "eff det", "vs local", "GB/s det", "bits");
+    }
+    int all_ok = 1, any_ar_differs = 0;
+    for (int k = 0; k < nsizes; k++) {
+        size_row row;
+        memset(&row, 0, sizeof row);
+        row.log2n = sizes[k];
+        for (int i = 0; i < count; i++) c[i].n = (size_t)1 << sizes[k];
+        row.t_local = time_op(c, count, OP_LOCAL, 0, opt);
+        row.tp_ar = time_op(c, count, OP_ALLREDUCE, 0, opt);
+        row.tp_det = time_op(c, count, OP_DETERMINISTIC, 0, opt);
+        if (P > 1) {
+            row.t1_ar = time_op(c, count, OP_ALLREDUCE, 1, opt);
+            row.t1_det = time_op(c, count, OP_DETERMINISTIC, 1, opt);
+        } else {
+            row.t1_ar = row.tp_ar;
+            row.t1_det = row.tp_det;
+        }
+        check_bits(c, count, float_sum_of_keys(want_keys[k]), &row, opt);
+        all_ok &= row.bits_same && row.value_ok;
+        any_ar_differs |= !row.ar_equals_det;
+        if (printer)
+            printf("%5s%-2d %8.1f %9.1f %9.1f %9.1f %9.1f %8.1f %7.0f%% %7.0f%% %9.0f  %s%s%s\n", "2^", row.log2n,
+                   row.t_local, row.t1_ar, row.t1_det, row.tp_ar, row.tp_det, row.tp_det - row.tp_ar,
+                   100.0 * row.t1_det / row.tp_det, 100.0 * row.t_local / row.tp_det,
+                   (double)P * ((size_t)1 << row.log2n) * sizeof(float) / (row.tp_det * 1e3),
+                   row.bits_same ? "identical" : "DIFFER", row.value_ok ? "" : ", VALUE WRONG",
+                   row.ar_equals_det ? "" : " (ar differs)");
+    }
+    /* the combines alone, on partials already in place */
+    const double c_ar = time_op(c, count, OP_COMBINE_ALLREDUCE, 0, opt);
+    const double c_det = time_op(c, count, OP_COMBINE_DETERMINISTIC, 0, opt);
+    if (printer) {
+        printf("combine alone on %d GPU%s: ncclAllReduce of one float %.1f us; ncclAllGather + fold in rank order %.1f us\n",
+               P, P > 1 ? "s" : "", c_ar, c_det);
+        if (any_ar_differs)
+            printf("(ar differs: on some GPU or run, ncclAllReduce gave other bits than the deterministic combine)\n");
+        printf("\n");
+    }
+    return all_ok;
+}
+
+/* ------------------------------------------------------------------ one process, every rank it drives */
+
+static int run_ranks(rank_ctx *c, int count, const options *opt, const char *mode)
+{
+    const int P = c[0].nranks;
+    if (c[0].rank == 0) {
+        int version = 0;
+        cudaDeviceProp prop;
+        NCCL_CHECK(ncclGetVersion(&version));
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, c[0].device));
+        printf("multi_gpu_sum: %d GPU%s (GPU 0: %s), %s, NCCL %d.%d.%d, NCCL_NVLS_ENABLE=%s, seed %u\n\n", P,
+               P > 1 ? "s" : "", prop.name, mode, version / 10000, version / 100 % 100, version % 100,
+               getenv("NCCL_NVLS_ENABLE"), opt->seed);
+        fflush(stdout);
+    }
+    int ok = check_phase(c, count, opt);
+    fflush(stdout);
+    ok &= table_phase(c, count, opt);
+    int oks[MAX_GPUS];
+    for (int i = 0; i < count; i++) oks[i] = ok;
+    ok = all_ranks_ok(c, count, oks);
+    if (c[0].rank == 0) printf("%s\n", ok ? "multi_gpu_sum: PASSED" : "multi_gpu_sum: FAILED");
+    fflush(stdout);
+    rank_destroy(c, count);
+    return ok ? 0 : 1;
+}
+
+static size_t largest_shard(const options *opt, int nranks)
+{
+    const size_t table = (size_t)1 << (opt->quick ? 20 : opt->max_log2);
+    const size_t check = shard_length(opt->check_n, 0, nranks);
+    return table > check ? table : check;
+}
+
+/* Mode 1: this process drives every GPU; ncclCommInitAll makes the P communicators at once. */
+static int run_single_process(const options *opt)
+{
+    const int P = opt->gpus;
+    rank_ctx *c = (rank_ctx *)calloc(P, sizeof(rank_ctx));
+    ncclComm_t comms[MAX_GPUS];
+    int devs[MAX_GPUS];
+    if (!c) die("out of host memory");
+    for (int r = 0; r < P; r++) devs[r] = r;
+    for (int r = 0; r < P; r++)
+        rank_init(&c[r], r, P, devs[r], largest_shard(opt, P), shard_length(opt->check_n, 0, P));
+    NCCL_CHECK(ncclCommInitAll(comms, P, devs));
+    for (int r = 0; r < P; r++) c[r].comm = comms[r];
+    make_solo_comm(&c[0]);
+    const int rc = run_ranks(c, P, opt, "one process, ncclCommInitAll");
+    free(c);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ mode 2: one process per GPU */
+
+static void write_all(int fd, const void *buf, size_t bytes)
+{
+    const char *p = (const char *)buf;
+    while (bytes > 0) {
+        ssize_t w = write(fd, p, bytes);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) die("writing to the pipe failed");
+        p += w;
+        bytes -= (size_t)w;
+    }
+}
+
+/* 1 when all bytes arrived, 0 at end of file (the writer is gone). */
+static int read_all(int fd, void *buf, size_t bytes)
+{
+    char *p = (char *)buf;
+    while (bytes > 0) {
+        ssize_t r = read(fd, p, bytes);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        p += r;
+        bytes -= (size_t)r;
+    }
+    return 1;
+}
+
+/* The body of the forked process of rank `rank`. Rank 0 makes the NCCL unique id and writes one copy
+   per other rank into the pipe (ids are 128 bytes, below PIPE_BUF, so each write is atomic and each
+   reader takes a whole one); the others read theirs. In a job started by MPI or Slurm this is where the
+   launcher's broadcast goes; everything after ncclCommInitRank is the same code as mode 1. */
+static int child_main(int rank, int nranks, int id_pipe[2], const options *opt)
+{
+    snprintf(g_who, sizeof g_who, "rank %d", rank);
+    ncclUniqueId id;
+    if (rank == 0) {
+        close(id_pipe[0]);
+        NCCL_CHECK(ncclGetUniqueId(&id));
+        for (int r = 1; r < nranks; r++) write_all(id_pipe[1], &id, sizeof id);
+        close(id_pipe[1]);
+    } else {
+        close(id_pipe[1]); /* so that a read sees end of file if rank 0 dies before writing */
+        if (!read_all(id_pipe[0], &id, sizeof id)) die("rank 0 exited before sending the NCCL unique id");
+        close(id_pipe[0]);
+    }
+    rank_ctx c;
+    rank_init(&c, rank, nranks, rank, largest_shard(opt, nranks), shard_length(opt->check_n, 0, nranks));
+    CUDA_CHECK(cudaSetDevice(c.device));
+    NCCL_CHECK(ncclCommInitRank(&c.comm, nranks, id, rank));
+    make_solo_comm(&c);
+    return run_ranks(&c, 1, opt, "one process per GPU, ncclCommInitRank");
+}
+
+/* The number of GPUs, asked in a short-lived child so that the parent never initializes CUDA:
+   a process that forks after initializing CUDA must not use CUDA in the children. */
+static int count_gpus_in_child(void)
+{
+    int fds[2], n = 0;
+    if (pipe(fds) != 0) die("pipe() failed");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) die("fork() failed");
+    if (pid == 0) {
+        close(fds[0]);
+        if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+        write_all(fds[1], &n, sizeof n);
+        _exit(0);
+    }
+    close(fds[1]);
+    if (!read_all(fds[0], &n, sizeof n)) n = 0;
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    return n;
+}
+
+/* Mode 2: fork one process per GPU and wait for all; if one fails, stop the others (they would wait
+   for it in NCCL forever). */
+static int run_processes(const options *opt, int P)
+{
+    int id_pipe[2];
+    pid_t pids[MAX_GPUS];
+    int done[MAX_GPUS] = {0};
+    if (pipe(id_pipe) != 0) die("pipe() failed");
+    fflush(stdout);
+    fflush(stderr);
+    for (int r = 0; r < P; r++) {
+        pids[r] = fork();
+        if (pids[r] < 0) die("fork() failed");
+        if (pids[r] == 0) exit(child_main(r, P, id_pipe, opt));
+    }
+    close(id_pipe[0]);
+    close(id_pipe[1]);
+    int failed = 0;
+    for (int left = P; left > 0;) {
+        int status = 0;
+        pid_t pid = wait(&status);
+        if (pid < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        int r = 0;
+        while (r < P && pids[r] != pid) r++;
+        if (r == P) continue;
+        done[r] = 1;
+        left--;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+        if (!failed) {
+            if (WIFSIGNALED(status))
+                fprintf(stderr, "%s: rank %d died of signal %d; stopping the other ranks\n", g_who, r, WTERMSIG(status));
+            else
+                fprintf(stderr, "%s: rank %d failed (exit %d); stopping the other ranks\n", g_who, r, WEXITSTATUS(status));
+            for (int o = 0; o < P; o++)
+                if (!done[o]) kill(pids[o], SIGTERM);
+        }
+        failed = 1;
+    }
+    return failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void usage(const char *argv0)
+{
+    fprintf(stderr,
+            "usage: %s [--single | --procs] [--gpus P] [--quick] [--max K]\n"
+            "  (default)   both modes, one after the other\n"
+            "  --single    one process drives every GPU (ncclCommInitAll)\n"
+            "  --procs     one process per GPU, forked from this one (ncclGetUniqueId + ncclCommInitRank)\n"
+            "  --gpus P    use the first P visible GPUs (default: all; more than visible: SKIPPED)\n"
+            "  --quick     per-GPU sizes 2^16 and 2^20 only, few repetitions (also WARPRED_SAMPLE_QUICK=1)\n"
+            "  --max K     largest per-GPU size of the timing table is 2^K (20..30, default 30)\n"
+            "environment: WARPRED_SEED=S repeats a run's data; NCCL_NVLS_ENABLE (set to 0 here unless given)\n",
+            argv0);
+    exit(2);
+}
+
+static int env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+enum { MODE_BOTH, MODE_SINGLE, MODE_PROCS };
+
+static options parse_options(int argc, char **argv, int *mode)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    o.max_log2 = 30;
+    o.quick = env_flag("WARPRED_SAMPLE_QUICK") || env_flag("WARPRED_TEST_QUICK");
+    *mode = MODE_BOTH;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--single")) *mode = MODE_SINGLE;
+        else if (!strcmp(argv[a], "--procs")) *mode = MODE_PROCS;
+        else if (!strcmp(argv[a], "--quick")) o.quick = 1;
+        else if (!strcmp(argv[a], "--gpus") && a + 1 < argc) o.gpus = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--max") && a + 1 < argc) o.max_log2 = atoi(argv[++a]);
+        else usage(argv[0]);
+    }
+    if (o.gpus < 0 || o.gpus > MAX_GPUS || o.max_log2 < 20 || o.max_log2 > 30) usage(argv[0]);
+    const char *s = getenv("WARPRED_SEED");
+    o.seed = s && *s ? (unsigned)strtoul(s, NULL, 0) : (unsigned)time(NULL);
+    o.check_n = o.quick ? ((size_t)3 << 20) + 7 : ((size_t)3 << 24) + 7; /* odd: the shards differ in length */
+    o.warmups = o.quick ? 1 : 3;
+    o.reps = o.quick ? 5 : 25;
+    o.bit_runs = 10;
+    return o;
+}
+
+int main(int argc, char **argv)
+{
+    int mode;
+    options opt = parse_options(argc, argv, &mode);
+    /* NVLink SHARP (multicast) stays off on the shared multi-GPU machines; a value the user set wins.
+       It must be in the environment before the first ncclCommInit*; forked ranks inherit it. */
+    setenv("NCCL_NVLS_ENABLE", "0", 0);
+
+    /* This process forks the ranks of the one-process-per-GPU mode, so it must not initialize CUDA
+       before that: the GPU count comes from a short-lived child. */
+    const int visible = count_gpus_in_child();
+    if (visible < 1) {
+        printf("SKIPPED: multi_gpu_sum: no usable CUDA device\n");
+        return 0;
+    }
+    if (opt.gpus > visible) {
+        printf("SKIPPED: multi_gpu_sum: %d GPUs asked (--gpus), %d visible\n", opt.gpus, visible);
+        return 0;
+    }
+    if (!opt.gpus) opt.gpus = visible < MAX_GPUS ? visible : MAX_GPUS;
+    int rc = 0;
+    if (mode != MODE_SINGLE) rc |= run_processes(&opt, opt.gpus); /* forks first, CUDA in this process after */
+    if (mode != MODE_PROCS) rc |= run_single_process(&opt);
+    return rc;
+}

@@ -1,0 +1,39 @@
+# samples/multi_gpu_sum/sample.mk - where NCCL is; the Makefile includes this file.
+# Looked for, in this order:
+#   NCCL_HOME=DIR     DIR/include/nccl.h and libnccl in DIR/lib64, DIR/lib or DIR/lib/x86_64-linux-gnu
+#   the CUDA toolkit  $(CUDA_HOME)/include/nccl.h and libnccl in $(CUDA_HOME)/lib64 or lib (NCCL shipped
+#                     with the toolkit, as on the development machines)
+#   the system        /usr/include/nccl.h and libnccl in the system library directory (libnccl-dev)
+# Not found: the sample is skipped (SAMPLE_SKIP_multi_gpu_sum says why), never reported as passed.
+
+multi_gpu_sum_libdir = $(firstword $(foreach d,$(1),$(if $(wildcard $(d)/libnccl.so $(d)/libnccl.so.*),$(d))))
+
+ifdef NCCL_HOME
+multi_gpu_sum_inc := $(if $(wildcard $(NCCL_HOME)/include/nccl.h),$(NCCL_HOME)/include)
+multi_gpu_sum_lib := $(call multi_gpu_sum_libdir,$(NCCL_HOME)/lib64 $(NCCL_HOME)/lib $(NCCL_HOME)/lib/x86_64-linux-gnu)
+multi_gpu_sum_where := NCCL_HOME=$(NCCL_HOME)
+else ifneq ($(wildcard $(CUDA_HOME)/include/nccl.h),)
+multi_gpu_sum_inc := $(CUDA_HOME)/include
+multi_gpu_sum_lib := $(call multi_gpu_sum_libdir,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib $(wildcard $(CUDA_HOME)/targets/*/lib))
+multi_gpu_sum_where := the CUDA toolkit ($(CUDA_HOME))
+else
+multi_gpu_sum_multiarch := $(shell gcc -print-multiarch 2>/dev/null)
+multi_gpu_sum_inc := $(if $(wildcard /usr/include/nccl.h),/usr/include)
+multi_gpu_sum_lib := $(call multi_gpu_sum_libdir,$(if $(multi_gpu_sum_multiarch),/usr/lib/$(multi_gpu_sum_multiarch)) /usr/lib64 /usr/lib)
+multi_gpu_sum_where := the system (/usr/include, /usr/lib)
+endif
+
+ifeq ($(and $(multi_gpu_sum_inc),$(multi_gpu_sum_lib)),)
+SAMPLE_SKIP_multi_gpu_sum = NCCL not found in $(multi_gpu_sum_where): install libnccl-dev or set NCCL_HOME=DIR (DIR/include/nccl.h, DIR/lib/libnccl.so)
+else
+# link with libnccl.so, or with libnccl.so.2 where only the runtime package is there (no -dev symlink)
+multi_gpu_sum_lflag := $(if $(wildcard $(multi_gpu_sum_lib)/libnccl.so),-lnccl,-l:$(notdir $(firstword $(wildcard $(multi_gpu_sum_lib)/libnccl.so.*))))
+# the system's directories are searched anyway; elsewhere say where, at build and at run time
+ifeq ($(multi_gpu_sum_inc),/usr/include)
+SAMPLE_FLAGS_multi_gpu_sum =
+SAMPLE_LIBS_multi_gpu_sum = $(multi_gpu_sum_lflag)
+else
+SAMPLE_FLAGS_multi_gpu_sum = -I$(multi_gpu_sum_inc)
+SAMPLE_LIBS_multi_gpu_sum = -L$(multi_gpu_sum_lib) $(multi_gpu_sum_lflag) -Xlinker -rpath=$(multi_gpu_sum_lib)
+endif
+endif
