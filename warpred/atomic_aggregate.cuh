@@ -30,7 +30,7 @@
        // keep_positive on {3, -1, 2, 0, 5}: *count == 3, out[0..2] holds 3, 2, 5 in some order;
        // total on the same input: *sum == 9
 
-   (These snippets are compiled and checked in tests/test_atomics.cu.)
+   (These snippets are compiled and checked in tests/test_atomic_aggregate.cu.)
 
    SEMANTICS
      - Any subset of the warp may call, from divergent code: the calling lanes are found with
@@ -57,38 +57,21 @@
        and works when the address is not provably uniform.
      - When lanes rarely share an address, the grouping is overhead: use plain atomics.
 
-   PRECONDITIONS  sm_70 or newer (__match_any_sync). p is a valid, naturally aligned address.
+   PRECONDITIONS  sm_70 or newer (__match_any_sync). p is a valid, naturally aligned address
+   (alignment checked with assert).
 
-   CONFIGURATION (define before including)
-     WARPRED_ASSERT(cond)  device-side precondition check; default assert(cond).
+   CONFIGURATION  see ops.cuh (WARPRED_ASSERT).
+
+   This header needs ops.cuh beside it; copy both.
 */
 #ifndef WARPRED_ATOMIC_AGGREGATE_CUH
 #define WARPRED_ATOMIC_AGGREGATE_CUH
 
-#ifndef WARPRED_ASSERT
-#  ifndef __CUDACC_RTC__
-#    include <assert.h>
-#  endif
-#  define WARPRED_ASSERT(cond) assert(cond)
-#endif
+#include "ops.cuh"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
 #  error "warpred/atomic_aggregate.cuh needs sm_70 or newer (__match_any_sync)"
 #endif
-
-__device__ __forceinline__ unsigned warpred__agg_lane(void)
-{
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    return lane;
-}
-
-__device__ __forceinline__ unsigned warpred__agg_lanes_below(void)
-{
-    unsigned mask;
-    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
-    return mask;
-}
 
 /* The calling lanes that target the same address as this lane. */
 __device__ __forceinline__ unsigned warpred__agg_group(const void *p)
@@ -98,24 +81,10 @@ __device__ __forceinline__ unsigned warpred__agg_group(const void *p)
 }
 
 /* atomicAdd lacks signed 64-bit and needs the unsigned form; two's complement adds alike. */
-__device__ __forceinline__ int warpred__agg_atomic_add(int *p, int v) { return atomicAdd(p, v); }
-__device__ __forceinline__ unsigned warpred__agg_atomic_add(unsigned *p, unsigned v) { return atomicAdd(p, v); }
-__device__ __forceinline__ unsigned long long warpred__agg_atomic_add(unsigned long long *p, unsigned long long v)
+template <typename T> __device__ __forceinline__ T warpred__agg_atomic_add(T *p, T v)
 {
-    return atomicAdd(p, v);
-}
-__device__ __forceinline__ long long warpred__agg_atomic_add(long long *p, long long v)
-{
-    return (long long)atomicAdd((unsigned long long *)p, (unsigned long long)v);
-}
-__device__ __forceinline__ float warpred__agg_atomic_add(float *p, float v) { return atomicAdd(p, v); }
-__device__ __forceinline__ double warpred__agg_atomic_add(double *p, double v) { return atomicAdd(p, v); }
-
-template <typename T> __device__ __forceinline__ T warpred__agg_plus(T a, T b) { return a + b; }
-__device__ __forceinline__ int warpred__agg_plus(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
-__device__ __forceinline__ long long warpred__agg_plus(long long a, long long b)
-{
-    return (long long)((unsigned long long)a + (unsigned long long)b);
+    if constexpr (warpred__same<T, long long>::value) return (long long)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+    else return atomicAdd(p, v);
 }
 
 /* The lane `distance` ranks below this one in `group`, or 32 and above if there is none. */
@@ -133,7 +102,7 @@ __device__ __forceinline__ T warpred__agg_inclusive_scan(T v, unsigned group, un
     for (int distance = 1; distance < size; distance <<= 1) {
         const unsigned src = warpred__agg_lane_below(group, lane, distance);
         const T t = __shfl_sync(group, v, src < 32u ? src : lane); /* read only lanes of the group */
-        if (src < 32u) v = warpred__agg_plus(t, v);
+        if (src < 32u) v = warpred__add(t, v);
     }
     return v;
 }
@@ -141,8 +110,11 @@ __device__ __forceinline__ T warpred__agg_inclusive_scan(T v, unsigned group, un
 template <typename T>
 __device__ __forceinline__ T warpred_atomic_add_agg(T *p, T v)
 {
+    static_assert(warpred__is_integer<T>::value || warpred__same<T, float>::value || warpred__same<T, double>::value,
+                  "warpred_atomic_add_agg: int, unsigned, long long, unsigned long long, float or double");
+    WARPRED_ASSERT(((unsigned long long)p & (sizeof(T) - 1)) == 0);
     const unsigned group = warpred__agg_group(p);
-    const unsigned lane = warpred__agg_lane();
+    const unsigned lane = warpred__lane_id();
     const int leader = __ffs(group) - 1, last = 31 - __clz(group);
     const T inclusive = warpred__agg_inclusive_scan(v, group, lane);
     const T total = __shfl_sync(group, inclusive, last);
@@ -153,19 +125,20 @@ __device__ __forceinline__ T warpred_atomic_add_agg(T *p, T v)
        which would not be exact for floating point */
     const unsigned below = warpred__agg_lane_below(group, lane, 1);
     const T exclusive = __shfl_sync(group, inclusive, below < 32u ? below : lane);
-    return below < 32u ? warpred__agg_plus(old, exclusive) : old;
+    return below < 32u ? warpred__add(old, exclusive) : old;
 }
 
 template <typename T>
 __device__ __forceinline__ T warpred__atomic_inc_agg(T *p)
 {
+    WARPRED_ASSERT(((unsigned long long)p & (sizeof(T) - 1)) == 0);
     const unsigned group = warpred__agg_group(p);
-    const unsigned lane = warpred__agg_lane();
+    const unsigned lane = warpred__lane_id();
     const int leader = __ffs(group) - 1;
     T base = 0;
     if ((int)lane == leader) base = atomicAdd(p, (T)__popc(group));
     base = __shfl_sync(group, base, leader);
-    return base + (T)__popc(group & warpred__agg_lanes_below());
+    return base + (T)__popc(group & warpred__lanes_below());
 }
 
 __device__ __forceinline__ int warpred_atomic_inc_agg(int *p) { return warpred__atomic_inc_agg(p); }

@@ -44,10 +44,10 @@
 
    (Both snippets are compiled and checked in tests/test_block_reduce.cu.)
 
-   OPERATIONS AND TYPES  exactly those of warp_reduce.cuh (warpred_op_sum, _min, _max,
-   _min_num, _max_num, _and, _or, _xor, or your own associative and commutative function
-   object; int, unsigned, long long, unsigned long long, float, double, __half,
-   __nv_bfloat16). See warp_reduce.cuh for the NaN and -0 rules.
+   OPERATIONS AND TYPES  exactly those of warp_reduce.cuh (the operations of ops.cuh or your
+   own associative and commutative function object; int, unsigned, long long, unsigned long
+   long, float, double, __half, __nv_bfloat16 and the compound types of op_*.cuh). See ops.cuh
+   for the NaN and -0 rules.
 
    BLOCK SHAPES  1D, 2D and 3D blocks of 1 to 1024 threads, any size (not only multiples of
    32). Threads are numbered x + y*Dx + z*Dx*Dy and cut into warps of 32 in that order, as
@@ -69,32 +69,30 @@
    partials. Cost: two __syncthreads() per call; none for blocks of up to 32 threads, which
    only shuffle.
 
-   CONFIGURATION (define before including)
-     WARPRED_ASSERT(cond)  device-side precondition check; default assert(cond).
-     WARPRED_NO_REDUX      never use redux.sync (see warp_reduce.cuh).
+   CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
-   This header needs warpred/warp_reduce.cuh beside it; copy both.
+   This header needs warp_reduce.cuh and ops.cuh beside it; copy all three.
 */
 #ifndef WARPRED_BLOCK_REDUCE_CUH
 #define WARPRED_BLOCK_REDUCE_CUH
 
-#ifndef WARPRED_ASSERT
-#  ifndef __CUDACC_RTC__
-#    include <assert.h>
-#  endif
-#  define WARPRED_ASSERT(cond) assert(cond)
-#endif
-
 #include "warp_reduce.cuh"
 
-__device__ __forceinline__ int warpred__block_threads(void)
-{
-    return (int)(blockDim.x * blockDim.y * blockDim.z);
-}
+/* ---- the block's shape ---- */
 
-__device__ __forceinline__ int warpred__block_thread_id(void)
+__device__ __forceinline__ int warpred__block_thread_rank(void)
 {
     return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+
+/* The block size: BlockThreads when given at compile time (checked), else from blockDim. */
+template <int BlockThreads>
+__device__ __forceinline__ int warpred__block_size(void)
+{
+    static_assert(BlockThreads >= 0 && BlockThreads <= 1024, "warpred: BlockThreads must be 0 (run time) or 1..1024");
+    const int actual = (int)(blockDim.x * blockDim.y * blockDim.z);
+    WARPRED_ASSERT(BlockThreads == 0 || BlockThreads == actual);
+    return BlockThreads ? BlockThreads : actual;
 }
 
 /* One slot per warp plus one for the broadcast result. Raw storage, so that types with
@@ -102,24 +100,8 @@ __device__ __forceinline__ int warpred__block_thread_id(void)
 template <typename T>
 __device__ __forceinline__ T *warpred__block_slots(void)
 {
-    __shared__ __align__(8) unsigned char raw[33 * sizeof(T)];
+    __shared__ alignas(T) unsigned char raw[33 * sizeof(T)];
     return reinterpret_cast<T *>(raw);
-}
-
-/* A reduction over the first n lanes of the calling warp, n in 1..32, only they calling. */
-template <typename T, typename Op>
-__device__ __forceinline__ T warpred__warp_reduce_first(T v, Op op, int n)
-{
-    return n >= 32 ? warpred_warp_reduce(v, op) : warpred_warp_reduce_partial(v, op, n);
-}
-
-/* Lanes 0..present-1 of the warp call; the values of lanes 0..valid-1 count (1 <= valid <=
-   present). Result in lane 0. */
-template <typename T, typename Op>
-__device__ __forceinline__ T warpred__warp_reduce_valid(T v, Op op, int present, int valid)
-{
-    if (valid == present) return warpred__warp_reduce_first(v, op, valid);
-    return warpred__down_n<32>(v, op, valid, warpred__lane_id(), warpred__first_lanes(present), warpred__bool<false>());
 }
 
 /* slots[0] op slots[1] op ... op slots[count-1], left to right, count <= 16. Fully unrolled
@@ -134,32 +116,32 @@ __device__ __forceinline__ T warpred__fold_in_order(const T *slots, Op op, int c
     return v;
 }
 
-/* The values of threads 0..n-1 of the block reduced, every thread calling. Stage 1 leaves
-   one partial per warp that holds a value in slots[]; after a barrier warp 0 folds them.
-   Reduce: the result is in thread 0; a second barrier follows the last read of slots[].
-   Broadcast: warp 0 puts the result in slots[32]; a second barrier, then everyone reads it.
-   Either way every read of slots[0..31] precedes the second barrier, and the next call
-   writes them only after it; slots[32] is written by the next call only after its first
-   barrier, which each thread reaches only after reading slots[32] here. So calls may follow
-   each other with no barrier of the caller's. */
+/* The values of threads 0..counted-1 of a block of nthreads (> 32) threads reduced, every
+   thread calling. Stage 1 leaves one partial per warp that holds a counted value in slots[];
+   after a barrier they are folded. Reduce: the result is in thread 0; a second barrier
+   follows the last read of slots[]. Broadcast: the result goes to slots[32]; a second barrier,
+   then everyone reads it. Either way every read of slots[0..31] precedes the second barrier,
+   and the next call writes them only after it; slots[32] is written by the next call only
+   after its first barrier, which each thread reaches only after reading slots[32] here. So
+   calls may follow each other with no barrier of the caller's. */
 template <bool Broadcast, typename T, typename Op>
-__device__ __forceinline__ T warpred__block_reduce_first(T v, Op op, T *slots, int nthreads, int n)
+__device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthreads, int counted)
 {
-    const int tid = warpred__block_thread_id();
-    if (n == nthreads && nthreads % 32 == 0) { /* every warp full (known at compile time with BlockThreads) */
-        v = warpred_warp_reduce(v, op);
+    const int tid = warpred__block_thread_rank();
+    if (counted == nthreads && nthreads % 32 == 0) { /* every warp full: known at compile time for the specialized sizes */
+        v = warpred__warp_reduce_prefix<false>(v, op, 32, 32);
         if ((tid & 31) == 0) slots[tid >> 5] = v;
     } else {
         const int warp_first = tid & ~31;
-        const int valid = n - warp_first; /* values this warp holds, if positive */
-        if (valid > 0) {
+        const int in_warp = counted - warp_first; /* counted values this warp holds, if positive */
+        if (in_warp > 0) {
             const int present = nthreads - warp_first;
-            v = warpred__warp_reduce_valid(v, op, present < 32 ? present : 32, valid < 32 ? valid : 32);
+            v = warpred__warp_reduce_prefix<false>(v, op, present < 32 ? present : 32, in_warp < 32 ? in_warp : 32);
             if ((tid & 31) == 0) slots[tid >> 5] = v;
         }
     }
     __syncthreads();
-    const int nwarps = (n + 31) >> 5;
+    const int nwarps = (counted + 31) >> 5;
     /* Up to 16 partials: thread 0 folds them in order, a chain of at most 15 operations with
        the shared-memory loads in flight together, which is shorter than five dependent
        shuffles. More: warp 0 shuffles. */
@@ -167,7 +149,7 @@ __device__ __forceinline__ T warpred__block_reduce_first(T v, Op op, T *slots, i
     const bool folds = serial ? tid == 0 : tid < nwarps;
     if (Broadcast) {
         if (folds) {
-            v = serial ? warpred__fold_in_order(slots, op, nwarps) : warpred__warp_reduce_first(slots[tid], op, nwarps);
+            v = serial ? warpred__fold_in_order(slots, op, nwarps) : warpred__warp_reduce_prefix<false>(slots[tid], op, nwarps, nwarps);
             if (tid == 0) slots[32] = v;
         }
         __syncthreads();
@@ -180,55 +162,54 @@ __device__ __forceinline__ T warpred__block_reduce_first(T v, Op op, T *slots, i
     }
     if (folds) v = slots[tid];
     __syncthreads();
-    if (folds) v = warpred__warp_reduce_first(v, op, nwarps);
+    if (folds) v = warpred__warp_reduce_prefix<false>(v, op, nwarps, nwarps);
     return v;
 }
 
-/* The block size: BlockThreads when given at compile time (checked), else from blockDim. */
-template <int BlockThreads>
-__device__ __forceinline__ int warpred__block_size(void)
-{
-    static_assert(BlockThreads >= 0 && BlockThreads <= 1024, "warpred: BlockThreads must be 0 (run time) or 1..1024");
-    WARPRED_ASSERT(BlockThreads == 0 || BlockThreads == warpred__block_threads());
-    return BlockThreads ? BlockThreads : warpred__block_threads();
-}
-
-/* A whole-block reduction of more than 32 threads. With the size known only at run time, the
-   common sizes are dispatched to code specialized for them (a uniform branch): the general
-   code's run-time bookkeeping costs up to 60% of the throughput of a tight loop. */
+/* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block
+   call, either the first warp alone (present <= 32: no barrier) or the whole block (present =
+   the block size); the values of threads 0..counted-1 count, 1 <= counted <= present. Result
+   in thread 0 (Broadcast: in every calling thread). With the size known only at run time, the
+   common whole-block sizes go to code specialized for them (a uniform branch): the general
+   code's bookkeeping costs a tight loop up to 40% of its throughput. */
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
-__device__ __forceinline__ T warpred__block_reduce_all(T v, Op op, int nthreads)
+__device__ __forceinline__ T warpred__block_reduce_prefix(T v, Op op, int present, int counted)
 {
+    if (present <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted);
     T *slots = warpred__block_slots<T>();
-    if (BlockThreads == 0) {
-        switch (nthreads) {
-        case 64: return warpred__block_reduce_first<Broadcast>(v, op, slots, 64, 64);
-        case 128: return warpred__block_reduce_first<Broadcast>(v, op, slots, 128, 128);
-        case 256: return warpred__block_reduce_first<Broadcast>(v, op, slots, 256, 256);
-        case 512: return warpred__block_reduce_first<Broadcast>(v, op, slots, 512, 512);
-        case 1024: return warpred__block_reduce_first<Broadcast>(v, op, slots, 1024, 1024);
-        default: break;
+    if constexpr (BlockThreads == 0) {
+        if (counted == present) {
+            switch (present) {
+            case 64: return warpred__block_fold<Broadcast>(v, op, slots, 64, 64);
+            case 128: return warpred__block_fold<Broadcast>(v, op, slots, 128, 128);
+            case 256: return warpred__block_fold<Broadcast>(v, op, slots, 256, 256);
+            case 512: return warpred__block_fold<Broadcast>(v, op, slots, 512, 512);
+            case 1024: return warpred__block_fold<Broadcast>(v, op, slots, 1024, 1024);
+            default: break;
+            }
         }
     }
-    return warpred__block_reduce_first<Broadcast>(v, op, slots, nthreads, nthreads);
+    return warpred__block_fold<Broadcast>(v, op, slots, present, counted);
 }
+
+/* ---- public API ---- */
 
 /* Block result in thread 0 (threadIdx 0,0,0); every thread of the block calls. */
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce(T v, Op op)
 {
+    warpred__check_type<T>();
     const int nthreads = warpred__block_size<BlockThreads>();
-    if (nthreads <= 32) return warpred_warp_reduce_partial(v, op, nthreads);
-    return warpred__block_reduce_all<false, BlockThreads>(v, op, nthreads);
+    return warpred__block_reduce_prefix<false, BlockThreads>(v, op, nthreads, nthreads);
 }
 
 /* Block result in every thread; every thread of the block calls. */
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_allreduce(T v, Op op)
 {
+    warpred__check_type<T>();
     const int nthreads = warpred__block_size<BlockThreads>();
-    if (nthreads <= 32) return warpred_warp_allreduce_partial(v, op, nthreads);
-    return warpred__block_reduce_all<true, BlockThreads>(v, op, nthreads);
+    return warpred__block_reduce_prefix<true, BlockThreads>(v, op, nthreads, nthreads);
 }
 
 /* Every thread calls; only the values of threads 0..n-1 (linear index) count, 1 <= n <= block
@@ -236,20 +217,20 @@ __device__ __forceinline__ T warpred_block_allreduce(T v, Op op)
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce_valid(T v, Op op, int n)
 {
+    warpred__check_type<T>();
     const int nthreads = warpred__block_size<BlockThreads>();
     WARPRED_ASSERT(n >= 1 && n <= nthreads);
-    if (nthreads <= 32) return warpred__warp_reduce_valid(v, op, nthreads, n);
-    return warpred__block_reduce_first<false>(v, op, warpred__block_slots<T>(), nthreads, n);
+    return warpred__block_reduce_prefix<false, BlockThreads>(v, op, nthreads, n);
 }
 
 /* As warpred_block_reduce_valid, with the result in every thread. */
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_allreduce_valid(T v, Op op, int n)
 {
+    warpred__check_type<T>();
     const int nthreads = warpred__block_size<BlockThreads>();
     WARPRED_ASSERT(n >= 1 && n <= nthreads);
-    if (nthreads <= 32) return __shfl_sync(warpred__first_lanes(nthreads), warpred__warp_reduce_valid(v, op, nthreads, n), 0);
-    return warpred__block_reduce_first<true>(v, op, warpred__block_slots<T>(), nthreads, n);
+    return warpred__block_reduce_prefix<true, BlockThreads>(v, op, nthreads, n);
 }
 
 #endif /* WARPRED_BLOCK_REDUCE_CUH */

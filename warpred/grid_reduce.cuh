@@ -37,13 +37,20 @@
 
    (This snippet is compiled and checked in tests/test_grid_reduce.cu.)
 
-   SCRATCH  warpred_grid_scratch holds `partials` (room for `capacity` values of the reduced
-   type: warpred_grid_scratch_bytes(capacity, sizeof(T)) bytes) and a 32-bit `counter` that
-   must be zero before the first launch. The last block sets it back to zero, so launches may
-   follow each other with no memset. warpred_grid_scratch_create allocates both and zeroes the
-   counter; or point the fields at memory of your own. One scratch serves one launch at a
-   time: launches that may overlap (other streams, graphs run concurrently) each need their
-   own. capacity must be at least the number of blocks of every launch that uses it.
+   SCRATCH  warpred_grid_scratch (declared in grid_scratch.h, which host-only .c/.cpp files
+   can include) holds `partials` (room for `capacity` values of the reduced type:
+   warpred_grid_scratch_bytes(capacity, sizeof(T)) bytes) and two 32-bit counter words that
+   must be zero before the first launch. The last block sets the ticket word back to zero, so
+   launches may follow each other with no memset. warpred_grid_scratch_create allocates both
+   and zeroes the counter; or point the fields at memory of your own. One scratch serves one
+   launch at a time: launches that may overlap (other streams, graphs run concurrently) each
+   need their own.
+
+   TOO MANY BLOCKS  A launch with more blocks than scratch.capacity never writes out of
+   bounds, with or without NDEBUG: no block writes a partial, *out is not written, every thread
+   returns false, and the status word records it; warpred_grid_scratch_status(&scratch, &why)
+   on the host then returns cudaErrorInvalidValue with a message (and clears it). The check is
+   one comparison per thread (`make bench` shows no measurable cost).
 
    DETERMINISM  For a fixed grid size, block size and per-thread values the result is bitwise
    identical on every run: no floating-point atomics are involved; the last block folds the
@@ -66,41 +73,40 @@
    the whole last block folds them, then reduces. Either way the partials are loaded in one
    trip to L2 for grids of up to 8 blocks per thread of a block.
 
-   OPERATIONS AND TYPES  those of block_reduce.cuh (warpred_op_sum, _min, _max, _min_num,
-   _max_num, _and, _or, _xor or your own; int, unsigned, long long, unsigned long long, float,
-   double, __half, __nv_bfloat16).
+   OPERATIONS AND TYPES  those of block_reduce.cuh: the operations of ops.cuh or your own;
+   int, unsigned, long long, unsigned long long, float, double, __half, __nv_bfloat16 and the
+   compound types of op_*.cuh (argmin/argmax, tuples, Welford, softmax).
 
    PRECONDITIONS  Every thread of every block calls it exactly once per launch, from code all
    of them reach (it contains __syncthreads()). 1D, 2D or 3D grids and blocks; the number of
-   blocks (gridDim.x * gridDim.y * gridDim.z) is at most scratch.capacity (checked with
-   assert) and below 2^32.
+   blocks (gridDim.x * gridDim.y * gridDim.z) is at most scratch.capacity (else: TOO MANY
+   BLOCKS above) and below 2^32.
 
-   CONFIGURATION (define before including)
-     WARPRED_ASSERT(cond)  device-side precondition check; default assert(cond).
-     WARPRED_NO_REDUX      never use redux.sync (see warp_reduce.cuh).
+   CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
-   This header needs warp_reduce.cuh and block_reduce.cuh beside it; copy all three.
+   This header needs grid_scratch.h, block_reduce.cuh, warp_reduce.cuh and ops.cuh beside it.
 */
 #ifndef WARPRED_GRID_REDUCE_CUH
 #define WARPRED_GRID_REDUCE_CUH
 
-#ifndef WARPRED_ASSERT
-#  ifndef __CUDACC_RTC__
-#    include <assert.h>
-#  endif
-#  define WARPRED_ASSERT(cond) assert(cond)
-#endif
-
 #include "block_reduce.cuh"
+#include "grid_scratch.h"
 
-typedef struct warpred_grid_scratch {
-    void *partials;     /* capacity values of the reduced type, device memory */
-    unsigned *counter;  /* zero between launches; device memory */
-    unsigned capacity;  /* how many partials fit: at least the blocks of a launch */
-} warpred_grid_scratch;
-
-/* Partials are read once, by another block than the one that wrote them: through L2. */
-template <typename T> __device__ __forceinline__ T warpred__load_cg(const T *p) { return __ldcg(p); }
+/* Partials are read once, by another block than the one that wrote them: through L2, past the
+   non-coherent L1. Compound values go as 4- or 2-byte words (padding included: it is only
+   copied, never shuffled or used). */
+template <typename T> __device__ __forceinline__ T warpred__load_cg(const T *p)
+{
+    if constexpr (warpred__is_scalar<T>::value) {
+        return __ldcg(p);
+    } else {
+        typedef typename warpred__word<sizeof(T) % 4 == 0 ? 4 : 2>::type W;
+        T r;
+#pragma unroll
+        for (unsigned i = 0; i < sizeof(T) / sizeof(W); i++) reinterpret_cast<W *>(&r)[i] = __ldcg(reinterpret_cast<const W *>(p) + i);
+        return r;
+    }
+}
 
 /* atomicAdd with acquire-release semantics at GPU scope: the release half publishes this
    thread's earlier stores (the partial) with the ticket, the acquire half makes the stores
@@ -137,10 +143,14 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
     __shared__ unsigned last_block;
     const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
     const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-    const int tid = warpred__block_thread_id();
+    const int tid = warpred__block_thread_rank();
     const int nthreads = warpred__block_size<BlockThreads>();
     T *partials = (T *)scratch.partials;
-    WARPRED_ASSERT(nblocks <= scratch.capacity && scratch.counter != 0 && partials != 0);
+    WARPRED_ASSERT(scratch.counter != 0 && partials != 0);
+    if (nblocks > scratch.capacity) { /* never write past the partials, NDEBUG or not: tell the host */
+        if (block == 0 && tid == 0) atomicOr(&scratch.counter[1], WARPRED_GRID_STATUS_OVERFLOW);
+        return false;
+    }
 
     v = warpred_block_reduce<BlockThreads>(v, op);
     if (nblocks == 1) { /* the only block is the last one: no partials, no counter */
@@ -150,10 +160,10 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
     /* Few partials: warp 0 of the last block folds them alone (one load trip per lane, no
        block barrier), and the other warps of every block leave now. Many: the whole last
        block folds them, so the loads still take one trip. */
-    const unsigned warp_lanes = nthreads < 32 ? (unsigned)nthreads : 32u;
+    const int warp_lanes = nthreads < 32 ? nthreads : 32;
     const bool by_warp = nblocks <= 8u * warp_lanes;
-    const unsigned folders = by_warp ? warp_lanes : (unsigned)nthreads;
-    if ((unsigned)tid >= folders) return false;
+    const int folders = by_warp ? warp_lanes : nthreads;
+    if (tid >= folders) return false;
     unsigned is_last = 0;
     if (tid == 0) {
         partials[block] = v;
@@ -162,7 +172,7 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
     /* A barrier carries thread 0's acquire on to the threads that fold (bar.warp.sync and
        bar.sync both order memory among their threads), so their loads see every partial. */
     if (by_warp) {
-        const unsigned warp0 = warpred__first_lanes((int)folders);
+        const unsigned warp0 = warpred__first_lanes(folders);
         __syncwarp(warp0);
         is_last = __shfl_sync(warp0, is_last, 0);
     } else {
@@ -172,71 +182,15 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
     }
     if (!is_last) return false;
 
-    const unsigned holders = nblocks < folders ? nblocks : folders;
+    const int holders = nblocks < (unsigned)folders ? (int)nblocks : folders;
     T acc = v;
-    if ((unsigned)tid < holders) acc = warpred__fold_partials(partials, nblocks, (unsigned)tid, folders, op);
-    if (by_warp) acc = warpred__warp_reduce_valid(acc, op, (int)folders, (int)holders);
-    else acc = warpred_block_reduce_valid(acc, op, (int)holders);
+    if (tid < holders) acc = warpred__fold_partials(partials, nblocks, (unsigned)tid, (unsigned)folders, op);
+    acc = warpred__block_reduce_prefix<false, BlockThreads>(acc, op, folders, holders);
     if (tid == 0) {
         *out = acc;
         *scratch.counter = 0; /* ready for the next launch; nobody else touches it in this one */
     }
     return tid == 0;
 }
-
-#ifndef __CUDACC_RTC__
-#include <cuda_runtime.h>
-
-/* Bytes of partials for `capacity` blocks of values of `elem_size` bytes. */
-static inline size_t warpred_grid_scratch_bytes(unsigned capacity, size_t elem_size)
-{
-    return (size_t)capacity * elem_size;
-}
-
-/* Allocates partials for `capacity` blocks and a zeroed counter. Returns cudaSuccess, or an
-   error code with *why (when why is not NULL) set to a message; on error nothing stays
-   allocated and *s is zeroed. */
-static inline cudaError_t warpred_grid_scratch_create(warpred_grid_scratch *s, unsigned capacity, size_t elem_size,
-                                                      const char **why)
-{
-    const char *ignored;
-    if (!why) why = &ignored;
-    *why = "no error";
-    if (!s) {
-        *why = "warpred_grid_scratch_create: s is NULL";
-        return cudaErrorInvalidValue;
-    }
-    s->partials = 0;
-    s->counter = 0;
-    s->capacity = 0;
-    if (capacity == 0 || elem_size == 0) {
-        *why = "warpred_grid_scratch_create: capacity and elem_size must be at least 1";
-        return cudaErrorInvalidValue;
-    }
-    cudaError_t err = cudaMalloc(&s->partials, warpred_grid_scratch_bytes(capacity, elem_size));
-    if (err == cudaSuccess) err = cudaMalloc((void **)&s->counter, sizeof(unsigned));
-    if (err == cudaSuccess) err = cudaMemset(s->counter, 0, sizeof(unsigned));
-    if (err != cudaSuccess) {
-        *why = cudaGetErrorString(err);
-        cudaFree(s->partials);
-        cudaFree(s->counter);
-        s->partials = 0;
-        s->counter = 0;
-        return err;
-    }
-    s->capacity = capacity;
-    return cudaSuccess;
-}
-
-static inline cudaError_t warpred_grid_scratch_destroy(warpred_grid_scratch *s)
-{
-    if (!s) return cudaErrorInvalidValue;
-    cudaError_t a = cudaFree(s->partials), b = cudaFree(s->counter);
-    s->partials = 0;
-    s->counter = 0;
-    s->capacity = 0;
-    return a != cudaSuccess ? a : b;
-}
-#endif /* __CUDACC_RTC__ */
 
 #endif /* WARPRED_GRID_REDUCE_CUH */

@@ -1,18 +1,28 @@
 /* warpred/warpred.cuh - includes every warpred header.      MIT licensed, see LICENSE.
 
-   warpred is a header-only collection of device-side reduction primitives for CUDA:
-     warp_reduce.cuh   warp and sub-warp reductions (result in lane 0, or in every lane)
-     block_reduce.cuh  block reductions for any block shape (result in thread 0, or everywhere)
-     atomic_aggregate.cuh  warp-aggregated atomic increment and add
-     atomic_minmax.cuh     exact atomic max/min for float and double (two NaN policies)
+   warpred is a header-only collection of device-side reduction primitives for CUDA, in layers:
+     ops.cuh               the operations (sum, min, max, ... with IEEE NaN and -0 rules)
+     op_argminmax.cuh      argmin / argmax value-index pairs
+     op_tuple.cuh          several values, each with its own operation, in one pass
+     op_welford.cuh        mean and variance (Welford / Chan merge)
+     op_softmax.cuh        the (max, sum of exp) pair of an online softmax
+     warp_reduce.cuh       warp and sub-warp reductions (result in lane 0, or in every lane)
+     warp_segmented.cuh    warp reductions by key and by head flags
+     block_reduce.cuh      block reductions for any block shape (result in thread 0, or everywhere)
+     grid_scratch.h        the grid reduction's scratch memory, for host code (C or C++)
      grid_reduce.cuh       one result for a whole grid in a single launch, deterministic
+     device_reduce.cuh     a device-wide reduction of an array, called from the host
+     atomic_aggregate.cuh  warp-aggregated atomic increment and add
+     atomic_minmax.cuh     exact atomic max/min for float, double, __half, __nv_bfloat16
+     atomic_argminmax.cuh  argmin / argmax of many blocks or kernels in one 64-bit slot
    Each header's top comment is its manual.
 */
 #ifndef WARPRED_CUH
 #define WARPRED_CUH
+#include "ops.cuh"
 #include "warp_reduce.cuh"
 #include "block_reduce.cuh"
+#include "grid_reduce.cuh"
 #include "atomic_aggregate.cuh"
 #include "atomic_minmax.cuh"
-#include "grid_reduce.cuh"
 #endif /* WARPRED_CUH */
