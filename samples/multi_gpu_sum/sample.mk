@@ -9,18 +9,19 @@
 multi_gpu_sum_libdir = $(firstword $(foreach d,$(1),$(if $(wildcard $(d)/libnccl.so $(d)/libnccl.so.*),$(d))))
 
 ifdef NCCL_HOME
+# asked for explicitly: no fallback
 multi_gpu_sum_inc := $(if $(wildcard $(NCCL_HOME)/include/nccl.h),$(NCCL_HOME)/include)
 multi_gpu_sum_lib := $(call multi_gpu_sum_libdir,$(NCCL_HOME)/lib64 $(NCCL_HOME)/lib $(NCCL_HOME)/lib/x86_64-linux-gnu)
 multi_gpu_sum_where := NCCL_HOME=$(NCCL_HOME)
-else ifneq ($(wildcard $(CUDA_HOME)/include/nccl.h),)
-multi_gpu_sum_inc := $(CUDA_HOME)/include
-multi_gpu_sum_lib := $(call multi_gpu_sum_libdir,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib $(wildcard $(CUDA_HOME)/targets/*/lib))
-multi_gpu_sum_where := the CUDA toolkit ($(CUDA_HOME))
 else
+multi_gpu_sum_inc := $(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME)/include)
+multi_gpu_sum_lib := $(call multi_gpu_sum_libdir,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib $(wildcard $(CUDA_HOME)/targets/*/lib))
+multi_gpu_sum_where := the CUDA toolkit ($(CUDA_HOME)) or the system (/usr/include, /usr/lib)
+ifeq ($(and $(multi_gpu_sum_inc),$(multi_gpu_sum_lib)),)
 multi_gpu_sum_multiarch := $(shell gcc -print-multiarch 2>/dev/null)
 multi_gpu_sum_inc := $(if $(wildcard /usr/include/nccl.h),/usr/include)
 multi_gpu_sum_lib := $(call multi_gpu_sum_libdir,$(if $(multi_gpu_sum_multiarch),/usr/lib/$(multi_gpu_sum_multiarch)) /usr/lib64 /usr/lib)
-multi_gpu_sum_where := the system (/usr/include, /usr/lib)
+endif
 endif
 
 ifeq ($(and $(multi_gpu_sum_inc),$(multi_gpu_sum_lib)),)
