@@ -49,8 +49,8 @@ static void die_cuda(const char *call, cudaError_t err, const char *file, int li
 
 static void die_nccl(const char *call, ncclResult_t res, const char *file, int line)
 {
-    fprintf(stderr, "%s: %s:%d: %s failed: %s (%s)\n", g_who, file, line, call, ncclGetErrorString(res),
-            ncclGetLastError(NULL));
+    fprintf(stderr, "%s: %s:%d: %s failed: %s (%s); NCCL_DEBUG=WARN shows NCCL's own log\n", g_who, file, line, call,
+            ncclGetErrorString(res), ncclGetLastError(NULL));
     exit(1);
 }
 
@@ -138,13 +138,14 @@ __host__ __device__ static inline unsigned key_of(unsigned long long g, unsigned
     return h & ((1u << KEY_BITS) - 1);
 }
 
-/* x[j] = k * 2^-20 (exact in float), xi[j] = k - 2^19, for global elements base + j. */
+/* x[j] = k * 2^-20 (exact in float), xi[j] = k - 2^18, for global elements base + j. The ints are
+   of both signs but positive on average, so their sums pass 2^31 early: only a 64-bit sum is right. */
 __global__ void fill_shard(float *x, int *xi, size_t n, unsigned long long base, unsigned seed)
 {
     for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < n; j += (size_t)gridDim.x * blockDim.x) {
         const unsigned k = key_of(base + j, seed);
         x[j] = (float)k * (1.0f / (1 << KEY_BITS));
-        if (xi) xi[j] = (int)k - (1 << (KEY_BITS - 1));
+        if (xi) xi[j] = (int)k - (1 << (KEY_BITS - 2));
     }
 }
 
@@ -159,7 +160,7 @@ static unsigned long long key_sum(unsigned long long base, size_t n, unsigned se
 static double float_sum_of_keys(unsigned long long keys) { return (double)keys / (1 << KEY_BITS); }
 static long long int_sum_of_keys(unsigned long long keys, size_t n)
 {
-    return (long long)keys - (long long)n * (1 << (KEY_BITS - 1));
+    return (long long)keys - (long long)n * (1 << (KEY_BITS - 2));
 }
 
 /* ------------------------------------------------------------------ the reduction */

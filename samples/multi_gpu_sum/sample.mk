@@ -38,3 +38,8 @@ SAMPLE_FLAGS_multi_gpu_sum = -I$(multi_gpu_sum_inc)
 SAMPLE_LIBS_multi_gpu_sum = -L$(multi_gpu_sum_lib) $(multi_gpu_sum_lflag) -Xlinker -rpath=$(multi_gpu_sum_lib)
 endif
 endif
+
+# Under `make sanitize` the sample runs with one rank (quick sizes); NCCL's own kernels and internal
+# CUDA calls run under the sanitizer too. Should a tool report inside NCCL (not in warpred or in this
+# sample's kernels), keep the rest of the sanitizer run meaningful with:
+# SAMPLE_NO_SANITIZE_multi_gpu_sum = compute-sanitizer reports inside NCCL itself
