@@ -1,7 +1,7 @@
 /* samples/multi_gpu_sum - one sum over several GPUs through NCCL, with the same bits on every GPU.
 
    Each GPU holds a shard of the data and reduces it with warpred_device_sum (one launch, bitwise
-   deterministic for a fixed length and device) into a device scalar. The per-GPU partials are then
+   deterministic for fixed data, length and device) into a device scalar. The per-GPU partials are then
    combined in two ways:
      (a) ncclAllReduce of the scalars: the usual way. Which order NCCL adds in depends on the
          algorithm, protocol and channel count it picks, so with 3 or more GPUs the last bits may
@@ -11,13 +11,14 @@
          runs the same float additions in the same order, so all hold the same bits, on every run.
    The same is done for int data summed exactly in long long.
 
-   Two ways to run, one binary:
-     sample_multi_gpu_sum            one process drives every visible GPU (ncclCommInitAll)
+   Two process layouts, one binary (by default both, one after the other):
+     sample_multi_gpu_sum --single   one process drives every visible GPU (ncclCommInitAll)
      sample_multi_gpu_sum --procs    one process per GPU, forked from this one; rank 0 makes the
                                      ncclUniqueId and sends it to the others through a pipe, and each
                                      process joins with ncclCommInitRank (what an MPI or Slurm job does)
    Options: --gpus P (use the first P visible GPUs), --quick (small sizes, few repetitions; also
-   WARPRED_TEST_QUICK=1), --max K (largest per-GPU size 2^K, default 30). WARPRED_SEED repeats a run.
+   WARPRED_SAMPLE_QUICK=1), --max K (largest per-GPU size 2^K, default 30). WARPRED_SEED repeats a run.
+   Without a GPU, or with fewer than --gpus asks for, it prints a line starting "SKIPPED:" and exits 0.
 
    NCCL_NVLS_ENABLE is set to 0 (NVLink SHARP / multicast off) unless the environment already sets it.
    Exit status 0 when every check passed. Build: make (see the sample's README.md). */
