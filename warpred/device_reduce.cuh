@@ -54,11 +54,10 @@
    element's index. A transform may hold state (pointers to other arrays, thresholds):
      warpred_xf_identity     x
      warpred_xf_to<R>()      (R)x; __half and __nv_bfloat16 go through float
-     warpred_xf_arg          warpred_arg<T, long long>{x, i}, for warpred_op_argmax & co.
-                             (op_argminmax.cuh)
-     warpred_xf_welford      warpred_welford<T>{x, 0, 1}, T float or double (op_welford.cuh)
-     warpred_xf_softmax      warpred_softmax<T>{x, 1} ({-inf, 0} for x = -inf) (op_softmax.cuh)
-   The last three need their op_*.cuh header included as well (the operation lives there).
+   and, beside their operations in the op_*.cuh headers (include the header too):
+     warpred_xf_arg          {x, i} as warpred_arg<T, long long>, for warpred_op_argmax & co.
+     warpred_xf_welford      warpred_welford<T> of one x, for warpred_op_welford
+     warpred_xf_softmax      warpred_softmax<T> of one x, for warpred_op_softmax
 
    OPERATIONS AND VALUE TYPES  every operation of ops.cuh and of the op_*.cuh headers, and
    your own, which needs a  template <typename T> static __device__ T identity()  besides its
@@ -121,12 +120,6 @@ enum {
     WARPRED_DEVICE_LOADS = 4      /* 16-byte loads in flight per thread */
 };
 
-/* The compound value types (defined in op_*.cuh); declared here so that the transforms below
-   can name them without pulling those headers in. */
-template <typename T, typename I> struct warpred_arg;
-template <typename F> struct warpred_welford;
-template <typename F> struct warpred_softmax;
-
 /* ---- transforms ---- */
 
 /* 16-bit floats convert through float (exact); everything else directly. */
@@ -144,40 +137,6 @@ struct warpred_xf_identity {
 
 template <typename R> struct warpred_xf_to {
     template <typename T> __device__ __forceinline__ R operator()(T x, size_t) const { return warpred__device_convert<R>(x); }
-};
-
-struct warpred_xf_arg {
-    template <typename T> __device__ __forceinline__ warpred_arg<T, long long> operator()(T x, size_t i) const
-    {
-        warpred_arg<T, long long> r;
-        r.value = x;
-        r.index = (long long)i;
-        return r;
-    }
-};
-
-struct warpred_xf_welford {
-    template <typename F> __device__ __forceinline__ warpred_welford<F> operator()(F x, size_t) const
-    {
-        warpred_welford<F> r;
-        r.mean = x;
-        r.m2 = (F)0;
-        r.count = 1;
-        return r;
-    }
-};
-
-__device__ __forceinline__ float warpred__device_neg_inf(float) { return __int_as_float((int)0xff800000u); }
-__device__ __forceinline__ double warpred__device_neg_inf(double) { return __longlong_as_double((long long)0xfff0000000000000ull); }
-
-struct warpred_xf_softmax {
-    template <typename F> __device__ __forceinline__ warpred_softmax<F> operator()(F x, size_t) const
-    {
-        warpred_softmax<F> r;
-        r.max = x;
-        r.sum = x == warpred__device_neg_inf(x) ? (F)0 : (F)1; /* exp(-inf - -inf) counts as 0, not NaN */
-        return r;
-    }
 };
 
 /* ---- the kernel ---- */
