@@ -215,28 +215,13 @@ static void run_shapes(int special)
 template <typename T>
 static void run_float_ops(void)
 {
-    for (int special = 0; special < 2; special++) {
-        run_shapes<T, warpred_op_min>(special);
-        run_shapes<T, warpred_op_max>(special);
-        run_shapes<T, warpred_op_min_num>(special);
-        run_shapes<T, warpred_op_max_num>(special);
-    }
-    run_shapes<T, warpred_op_sum>(0);
-    run_shapes<T, wt_user_sum>(0);
+    wt_each_float_op([](auto op, int special) { run_shapes<T, decltype(op)>(special); });
 }
 
 template <typename T>
 static void run_int_ops(void)
 {
-    run_shapes<T, warpred_op_sum>(0);
-    run_shapes<T, warpred_op_min>(1);
-    run_shapes<T, warpred_op_max>(1);
-    run_shapes<T, warpred_op_min_num>(1);
-    run_shapes<T, warpred_op_max_num>(1);
-    run_shapes<T, warpred_op_and>(1);
-    run_shapes<T, warpred_op_or>(1);
-    run_shapes<T, warpred_op_xor>(0);
-    run_shapes<T, wt_user_sum>(0);
+    wt_each_int_op([](auto op, int special) { run_shapes<T, decltype(op)>(special); });
 }
 
 static void test_ops_int(void **state) { WT_NEED_GPU(state); run_int_ops<int>(); }

@@ -23,6 +23,7 @@ static warpred_grid_scratch *wt_scratch_new(unsigned capacity, size_t elem_size)
     if (warpred_grid_scratch_create(s, capacity, elem_size, &why) != cudaSuccess) {
         free(s);
         fail_msg("grid scratch: %s", why);
+        return NULL; /* not reached */
     }
     return (warpred_grid_scratch *)wt_own(s, wt_release_scratch);
 }
@@ -158,6 +159,7 @@ static device_sum_plan *wt_plan_new(void)
     if (err != cudaSuccess) {
         free(plan);
         fail_msg("device_sum_plan_create: %s", cudaGetErrorString(err));
+        return NULL; /* not reached */
     }
     return (device_sum_plan *)wt_own(plan, wt_release_plan);
 }

@@ -119,30 +119,13 @@ static void run_all_widths(int special)
 template <typename T>
 static void run_float_type(void)
 {
-    for (int special = 0; special < 2; special++) {
-        run_all_widths<T, warpred_op_min>(special);
-        run_all_widths<T, warpred_op_max>(special);
-        run_all_widths<T, warpred_op_min_num>(special);
-        run_all_widths<T, warpred_op_max_num>(special);
-    }
-    run_all_widths<T, warpred_op_sum>(0);
-    run_all_widths<T, wt_user_sum>(0);
+    wt_each_float_op([](auto op, int special) { run_all_widths<T, decltype(op)>(special); });
 }
 
 template <typename T>
 static void run_int_type(void)
 {
-    for (int special = 0; special < 2; special++) {
-        run_all_widths<T, warpred_op_sum>(special);
-        run_all_widths<T, warpred_op_min>(special);
-        run_all_widths<T, warpred_op_max>(special);
-        run_all_widths<T, warpred_op_min_num>(special);
-        run_all_widths<T, warpred_op_max_num>(special);
-        run_all_widths<T, warpred_op_and>(special);
-        run_all_widths<T, warpred_op_or>(special);
-        run_all_widths<T, warpred_op_xor>(special);
-        run_all_widths<T, wt_user_sum>(special);
-    }
+    wt_each_int_op([](auto op, int special) { run_all_widths<T, decltype(op)>(special); });
 }
 
 static void test_int(void **state) { WT_NEED_GPU(state); run_int_type<int>(); }

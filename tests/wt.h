@@ -70,6 +70,16 @@ static inline int wt_quick(void)
     return q != NULL && q[0] != '\0' && q[0] != '0';
 }
 
+/* The element count of the large tests (contention, histograms): 2^24, 2^18 under the sanitizer. */
+static inline size_t wt_big(void) { return wt_quick() ? (size_t)1 << 18 : (size_t)1 << 24; }
+
+/* qsort / bsearch order of uint64_t values. */
+static inline int wt_cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* xorshift64*; seeded once per process from the clock unless WARPRED_SEED is set. */
 static uint64_t wt_state;
 
@@ -112,6 +122,7 @@ static inline void *wt_own(void *p, wt_release_fn release)
     if (wt_owned_count == WT_MAX_OWNED) {
         release(p);
         fail_msg("a test owns more than %d buffers at once: raise WT_MAX_OWNED", WT_MAX_OWNED);
+        return NULL; /* not reached: fail_msg does not return (cmocka does not declare it noreturn) */
     }
     wt_owned_now[wt_owned_count].p = p;
     wt_owned_now[wt_owned_count].release = release;

@@ -6,7 +6,7 @@
 #ifndef WT_TYPES_H
 #define WT_TYPES_H
 
-#include <warpred/warp_reduce.cuh> /* the operation types that wt_op_of names */
+#include <warpred/ops.cuh> /* the operation types that wt_op_of names */
 #include "wt.h"
 
 /* The reference's name for each operation. Tests name the operation once, as the device type;
@@ -159,6 +159,54 @@ WT_FLOAT_TYPE(double, "double", 0x1p-53, 0x7fffffffffffffffull, wt_special_doubl
 WT_FLOAT_TYPE(__half, "__half", 0x1p-11, 0x7fffull, wt_special_half, wt_h2d, wt_d2h, 1.0)
 WT_FLOAT_TYPE(__nv_bfloat16, "__nv_bfloat16", 0x1p-8, 0x7fffull, wt_special_bfloat16, wt_b2d, wt_d2b, 1.0)
 #undef WT_FLOAT_TYPE
+
+/* The value an exact atomic max/min stores (warpred/atomic_minmax.cuh, RULES), as bits: op is
+   WT_MAX for fmaximum, WT_MIN for fminimum, WT_MAX_NUM / WT_MIN_NUM for the _num forms; x is
+   in memory, v the argument. wt_minmax_pick decides; where it answers "a NaN", the atomics'
+   storage rules say which: a NaN in memory stays as it is, bits unchanged; a NaN argument
+   stores the function's NaN, all payload bits set, positive for fmaximum and negative for
+   fminimum. */
+template <typename F> static uint64_t wt_atomic_stored(int op, F x, F v)
+{
+    typedef wt_type<F> W;
+    switch (wt_minmax_pick(wt_op_is_max(op), wt_op_is_num(op), W::to_d(x), W::to_d(v))) {
+    case WT_PICK_A: return W::bits(x);
+    case WT_PICK_B: return W::bits(v);
+    default: break;
+    }
+    if (isnan(W::to_d(x))) return W::bits(x);
+    return wt_op_is_max(op) ? W::nan_bits() : W::nan_bits() | W::sign_bit();
+}
+
+/* The operations the reduction tests run on each kind of type: run(Op(), special) for each.
+   Floating point: min/max with and without special values; sums (and a user-written sum)
+   without (a sum has no NaN rule to check). Integers: every operation, both ways. */
+template <typename Run> static void wt_each_float_op(Run run)
+{
+    for (int special = 0; special < 2; special++) {
+        run(warpred_op_min(), special);
+        run(warpred_op_max(), special);
+        run(warpred_op_min_num(), special);
+        run(warpred_op_max_num(), special);
+    }
+    run(warpred_op_sum(), 0);
+    run(wt_user_sum(), 0);
+}
+
+template <typename Run> static void wt_each_int_op(Run run)
+{
+    for (int special = 0; special < 2; special++) {
+        run(warpred_op_sum(), special);
+        run(warpred_op_min(), special);
+        run(warpred_op_max(), special);
+        run(warpred_op_min_num(), special);
+        run(warpred_op_max_num(), special);
+        run(warpred_op_and(), special);
+        run(warpred_op_or(), special);
+        run(warpred_op_xor(), special);
+        run(wt_user_sum(), special);
+    }
+}
 
 /* The expected result of reducing x[0..k-1] with op. */
 template <typename T, int IsInt = wt_type<T>::is_int> struct wt_ref;

@@ -1,0 +1,275 @@
+/* Exact floating-point atomic max/min (warpred/atomic_minmax.cuh): every pair of special values
+   for each function, both NaN policies, both implementations (the fast path and the
+   compare-and-swap reference), global and shared memory; contention on one word. Checked
+   against wt_atomic_stored (wt_types.h): the host statement of the IEEE rule plus the atomics'
+   NaN-storage rules. */
+#include <warpred/atomic_minmax.cuh>
+#include "wt_types.h"
+
+/* The functions, by the reference's op codes: WT_MAX is fmaximum, WT_MIN fminimum, WT_MAX_NUM
+   and WT_MIN_NUM the _num forms. */
+static const char *fn_name(int op)
+{
+    return op == WT_MAX ? "fmaximum" : op == WT_MIN ? "fminimum" : op == WT_MAX_NUM ? "fmaximum_num" : "fminimum_num";
+}
+
+/* IMPL_CAS calls warpred__atomic_minmax_cas, the header's private compare-and-swap reference:
+   the fast path must give the same results on every input. */
+enum { IMPL_FAST, IMPL_CAS };
+
+template <typename F, int Op, int Impl>
+__device__ F call_minmax(F *p, F v)
+{
+    if (Impl == IMPL_CAS) return warpred__atomic_minmax_cas<F, Op == WT_MAX || Op == WT_MAX_NUM, Op == WT_MIN_NUM || Op == WT_MAX_NUM>(p, v);
+    switch (Op) {
+    case WT_MAX: return warpred_atomic_fmaximum(p, v);
+    case WT_MIN: return warpred_atomic_fminimum(p, v);
+    case WT_MAX_NUM: return warpred_atomic_fmaximum_num(p, v);
+    default: return warpred_atomic_fminimum_num(p, v);
+    }
+}
+
+/* One (memory, argument) pair per thread, each on its own word. */
+template <typename F, int Op, int Impl, bool Shared>
+__global__ void k_table(const F *mem, const F *arg, F *stored, F *ret, int n)
+{
+    __shared__ F s[256];
+    const int i = threadIdx.x;
+    if (i >= n) return;
+    F *p = Shared ? &s[i] : &stored[i];
+    *p = mem[i];
+    ret[i] = call_minmax<F, Op, Impl>(p, arg[i]);
+    stored[i] = *p;
+}
+
+enum { NPAIRS = WT_NSPECIAL * WT_NSPECIAL };
+
+template <typename F, int Op, int Impl, bool Shared>
+static void run_table(void)
+{
+    typedef wt_type<F> W;
+    F mem[NPAIRS], arg[NPAIRS], stored[NPAIRS], ret[NPAIRS];
+    for (int i = 0; i < NPAIRS; i++) {
+        mem[i] = W::special(i / WT_NSPECIAL);
+        arg[i] = W::special(i % WT_NSPECIAL);
+    }
+    F *d = (F *)wt_dev_alloc(4 * sizeof mem);
+    wt_to_dev(d, mem, sizeof mem);
+    wt_to_dev(d + NPAIRS, arg, sizeof arg);
+    k_table<F, Op, Impl, Shared><<<1, 256>>>(d, d + NPAIRS, d + 2 * NPAIRS, d + 3 * NPAIRS, NPAIRS);
+    WT_LAUNCHED();
+    wt_to_host(stored, d + 2 * NPAIRS, sizeof stored);
+    wt_to_host(ret, d + 3 * NPAIRS, sizeof ret);
+    wt_dev_free(d);
+    for (int i = 0; i < NPAIRS; i++) {
+        const uint64_t want = wt_atomic_stored(Op, mem[i], arg[i]);
+        if (W::bits(stored[i]) != want || W::bits(ret[i]) != W::bits(mem[i]))
+            fail_msg("%s %s (%s, %s memory): memory %llx, argument %llx -> stored %llx (want %llx), returned %llx (want %llx)",
+                     W::name(), fn_name(Op), Impl == IMPL_CAS ? "CAS" : "fast", Shared ? "shared" : "global",
+                     (unsigned long long)W::bits(mem[i]), (unsigned long long)W::bits(arg[i]),
+                     (unsigned long long)W::bits(stored[i]), (unsigned long long)want, (unsigned long long)W::bits(ret[i]),
+                     (unsigned long long)W::bits(mem[i]));
+    }
+}
+
+template <typename F, int Op>
+static void run_table_all(void)
+{
+    run_table<F, Op, IMPL_FAST, false>();
+    run_table<F, Op, IMPL_FAST, true>();
+    run_table<F, Op, IMPL_CAS, false>();
+    run_table<F, Op, IMPL_CAS, true>();
+}
+
+template <typename F>
+static void run_table_type(void)
+{
+    run_table_all<F, WT_MAX>();
+    run_table_all<F, WT_MIN>();
+    run_table_all<F, WT_MAX_NUM>();
+    run_table_all<F, WT_MIN_NUM>();
+}
+
+static void test_minmax_table_float(void **state) { WT_NEED_GPU(state); run_table_type<float>(); }
+static void test_minmax_table_double(void **state) { WT_NEED_GPU(state); run_table_type<double>(); }
+
+/* Contention: every thread updates one global word. */
+template <typename F, int Op, int Impl>
+__global__ void k_contend(const F *v, size_t n, F *target, F *ret)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        ret[i] = call_minmax<F, Op, Impl>(target, v[i]);
+}
+
+/* Contention inside a block: each block updates a shared word, thread 0 stores the result. */
+template <typename F, int Op>
+__global__ void k_contend_shared(const F *v, F init, F *per_block)
+{
+    __shared__ F s;
+    if (threadIdx.x == 0) s = init;
+    __syncthreads();
+    call_minmax<F, Op, IMPL_FAST>(&s, v[blockIdx.x * blockDim.x + threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) per_block[blockIdx.x] = s;
+}
+
+enum { DATA_RANDOM, DATA_ASCENDING, DATA_WITH_NANS };
+
+template <typename F>
+static void fill_values(F *v, size_t n, int data)
+{
+    typedef wt_type<F> W;
+    for (size_t i = 0; i < n; i++) {
+        if (data == DATA_ASCENDING) v[i] = W::from_d((double)i - (double)n / 2);
+        else v[i] = W::from_d((wt_rand_unit() * 2 - 1) * ldexp(1.0, wt_rand_below(40) - 20));
+        if (data == DATA_WITH_NANS && wt_rand_below(64) == 0) /* quiet NaNs of either sign */
+            v[i] = W::special(wt_rand_below(2) ? WT_SP_QNAN : WT_SP_NEG_QNAN);
+    }
+}
+
+template <typename F, int Op, int Impl>
+static void run_contention(int data, F init)
+{
+    typedef wt_type<F> W;
+    const size_t n = wt_big();
+    F *v = (F *)wt_host_alloc(n * sizeof(F)), *ret = (F *)wt_host_alloc(n * sizeof(F)), got;
+    fill_values(v, n, data);
+    F *d_v = (F *)wt_dev_alloc(n * sizeof(F)), *d_ret = (F *)wt_dev_alloc(n * sizeof(F)), *d_t = (F *)wt_dev_alloc(sizeof(F));
+    wt_to_dev(d_v, v, n * sizeof(F));
+    wt_to_dev(d_t, &init, sizeof(F));
+    k_contend<F, Op, Impl><<<1024, 256>>>(d_v, n, d_t, d_ret);
+    WT_LAUNCHED();
+    wt_to_host(&got, d_t, sizeof(F));
+    wt_to_host(ret, d_ret, n * sizeof(F));
+
+    /* the final value: the serial fold of the model over all updates */
+    F want = init;
+    for (size_t i = 0; i < n; i++) want = W::from_bits(wt_atomic_stored(Op, want, v[i]));
+    const char *what = data == DATA_RANDOM ? "random" : data == DATA_ASCENDING ? "ascending" : "random with NaNs";
+    if (W::bits(got) != W::bits(want))
+        fail_msg("%s %s contention (%s, %zu threads): final %.9g (%llx), expected %.9g (%llx)", W::name(), fn_name(Op), what, n,
+                 W::to_d(got), (unsigned long long)W::bits(got), W::to_d(want), (unsigned long long)W::bits(want));
+
+    /* every returned old value was in memory at some time: the initial value or an argument
+       (or the stored NaN), and applying the rule to it cannot pass the final value */
+    uint64_t *seen = (uint64_t *)wt_host_alloc((n + 2) * sizeof(uint64_t));
+    for (size_t i = 0; i < n; i++) seen[i] = wt_atomic_stored(Op, init, v[i]); /* v, or its stored NaN */
+    seen[n] = W::bits(init);
+    seen[n + 1] = W::bits(v[0]);
+    qsort(seen, n + 2, sizeof(uint64_t), wt_cmp_u64);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = W::bits(ret[i]);
+        if (!bsearch(&r, seen, n + 2, sizeof(uint64_t), wt_cmp_u64))
+            fail_msg("%s contention: thread %zu returned %llx, a value never stored", fn_name(Op), i, (unsigned long long)r);
+        if (wt_atomic_stored(Op, got, ret[i]) != W::bits(got))
+            fail_msg("%s contention: thread %zu returned %llx, beyond the final value", fn_name(Op), i, (unsigned long long)r);
+    }
+    wt_host_free(seen);
+    wt_dev_free(d_v);
+    wt_dev_free(d_ret);
+    wt_dev_free(d_t);
+    wt_host_free(v);
+    wt_host_free(ret);
+}
+
+static void test_minmax_contention_float(void **state)
+{
+    WT_NEED_GPU(state);
+    const float ninf = -INFINITY, pinf = INFINITY, empty = wt_type<float>::special(WT_SP_QNAN);
+    for (int data = DATA_RANDOM; data <= DATA_ASCENDING; data++) {
+        run_contention<float, WT_MAX, IMPL_FAST>(data, ninf);
+        run_contention<float, WT_MAX, IMPL_CAS>(data, ninf);
+        run_contention<float, WT_MIN, IMPL_FAST>(data, pinf);
+        run_contention<float, WT_MAX_NUM, IMPL_FAST>(data, empty); /* memory starts "empty" */
+        run_contention<float, WT_MIN_NUM, IMPL_FAST>(data, empty);
+    }
+    run_contention<float, WT_MAX, IMPL_FAST>(DATA_WITH_NANS, ninf);
+    run_contention<float, WT_MIN, IMPL_FAST>(DATA_WITH_NANS, pinf);
+    run_contention<float, WT_MAX_NUM, IMPL_FAST>(DATA_WITH_NANS, ninf);
+    run_contention<float, WT_MIN_NUM, IMPL_CAS>(DATA_WITH_NANS, pinf);
+}
+
+static void test_minmax_contention_double(void **state)
+{
+    WT_NEED_GPU(state);
+    for (int data = DATA_RANDOM; data <= DATA_WITH_NANS; data++) {
+        run_contention<double, WT_MAX, IMPL_FAST>(data, -INFINITY);
+        run_contention<double, WT_MIN_NUM, IMPL_FAST>(data, wt_type<double>::special(WT_SP_QNAN));
+    }
+}
+
+static void test_minmax_contention_shared(void **state)
+{
+    WT_NEED_GPU(state);
+    typedef wt_type<float> W;
+    enum { BLOCKS = 512, THREADS = 1024 };
+    const size_t n = (size_t)BLOCKS * THREADS;
+    float *v = (float *)wt_host_alloc(n * sizeof(float)), got[BLOCKS];
+    fill_values(v, n, DATA_WITH_NANS);
+    float *d_v = (float *)wt_dev_alloc(n * sizeof(float)), *d_out = (float *)wt_dev_alloc(sizeof got);
+    wt_to_dev(d_v, v, n * sizeof(float));
+    k_contend_shared<float, WT_MIN_NUM><<<BLOCKS, THREADS>>>(d_v, INFINITY, d_out);
+    WT_LAUNCHED();
+    wt_to_host(got, d_out, sizeof got);
+    for (int b = 0; b < BLOCKS; b++) {
+        float want = INFINITY;
+        for (int t = 0; t < THREADS; t++) want = W::from_bits(wt_atomic_stored(WT_MIN_NUM, want, v[b * THREADS + t]));
+        if (W::bits(got[b]) != W::bits(want)) fail_msg("shared fminimum_num, block %d: got %g, expected %g", b, got[b], want);
+    }
+    wt_dev_free(d_v);
+    wt_dev_free(d_out);
+    wt_host_free(v);
+}
+
+/* The usage snippet of atomic_minmax.cuh, verbatim. */
+__global__ void peak(const float *x, int n, float *out)   // *out starts at -INFINITY
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) warpred_atomic_fmaximum(out, x[i]);
+}
+
+__global__ void peak_num(const float *x, int n, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) warpred_atomic_fmaximum_num(out, x[i]);
+}
+
+static void test_doc_snippet(void **state)
+{
+    WT_NEED_GPU(state);
+    typedef wt_type<float> W;
+    const float a[3] = {-3.0f, -0.0f, -7.0f}, b[3] = {1.0f, NAN, 2.0f}, ninf = -INFINITY;
+    float *d_in = (float *)wt_dev_alloc(sizeof a), *d_out = (float *)wt_dev_alloc(4), got;
+    wt_to_dev(d_in, a, sizeof a);
+    wt_to_dev(d_out, &ninf, 4);
+    peak<<<1, 32>>>(d_in, 3, d_out);
+    WT_LAUNCHED();
+    wt_to_host(&got, d_out, 4);
+    assert_true(W::bits(got) == 0x80000000u);
+    wt_to_dev(d_in, b, sizeof b);
+    wt_to_dev(d_out, &ninf, 4);
+    peak<<<1, 32>>>(d_in, 3, d_out);
+    WT_LAUNCHED();
+    wt_to_host(&got, d_out, 4);
+    assert_true(W::bits(got) == 0x7fffffffu);
+    wt_to_dev(d_out, &ninf, 4);
+    peak_num<<<1, 32>>>(d_in, 3, d_out);
+    WT_LAUNCHED();
+    wt_to_host(&got, d_out, 4);
+    assert_true(got == 2.0f);
+    wt_dev_free(d_in);
+    wt_dev_free(d_out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_minmax_table_float),
+        WT_TEST(test_minmax_table_double),
+        WT_TEST(test_minmax_contention_float),
+        WT_TEST(test_minmax_contention_double),
+        WT_TEST(test_minmax_contention_shared),
+    };
+    return cmocka_run_group_tests(tests, wt_group_setup, NULL);
+}
