@@ -1,5 +1,5 @@
 /* samples/demo - one warp reduction and one block reduction, checked against the CPU.
-   Build and run from the repository root:  make run */
+   Build and run from the repository root:  make run-demo */
 #include <stdio.h>
 #include <stdlib.h>
 #include <cuda_runtime.h>

@@ -16,7 +16,8 @@ float64 reference, and the times are printed side by side (CUDA events, median a
 Run from anywhere:  python3 samples/python/main.py
 WARPRED_SAMPLE_QUICK=1 uses a small array and skips the PyTorch build (it takes ~30 s).
 Where CuPy or PyTorch is missing, the sample says so and skips that part; with neither it checks
-nothing and says so (exit status 0, no pass claimed). Without a usable GPU it says so and exits 1.
+nothing and prints a line starting "SKIPPED:" (exit status 0: make run counts it as skipped, not
+passed). Without a usable GPU it says so and exits 1.
 """
 import os
 import statistics
@@ -210,7 +211,7 @@ def main():
     warmups, runs = (1, 3) if QUICK else (3, 21)
     results = [r for r in (run_cupy(n, warmups, runs), run_torch(n, warmups, runs)) if r is not None]
     if not results:
-        print("Neither CuPy nor PyTorch ran here: nothing was checked (this is not a pass).")
+        print("SKIPPED: neither CuPy nor PyTorch ran here, so nothing was checked (this is not a pass).")
         return 0
     print(f"\n{'n = ' + str(n) + ' floats, median of ' + str(runs) + ' runs':<40} {'time us':>10} {'GB/s':>8}")
     for ok, rows in results:
