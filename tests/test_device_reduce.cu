@@ -833,7 +833,7 @@ static void test_welford_through_transform(void **state)
     for (size_t i = start; i < n + start; i++) mean += x[i];
     mean /= n;
     for (size_t i = start; i < n + start; i++) m2 += (x[i] - mean) * (x[i] - mean);
-    const W got = reduce_once(plan, d_x + start, n, d_w, warpred_op_welford(), warpred_xf_welford());
+    const W got = reduce_once(plan, d_x + start, n, d_w, warpred_op_welford(), warpred_xf_welford<>());
     if (got.count != (long long)n) fail_msg("welford count %lld, expected %zu", got.count, n);
     if (fabsl(got.mean - mean) > 1e-12L * mean || fabsl(got.m2 - m2) > 1e-9L * m2)
         fail_msg("welford: mean %.17g m2 %.17g, expected %.17Lg %.17Lg", got.mean, got.m2, mean, m2);

@@ -56,7 +56,8 @@
      warpred_xf_to<R>()      (R)x; __half and __nv_bfloat16 go through float
    and, beside their operations in the op_*.cuh headers (include the header too):
      warpred_xf_arg          {x, i} as warpred_arg<T, long long>, for warpred_op_argmax & co.
-     warpred_xf_welford      warpred_welford<T> of one x, for warpred_op_welford
+     warpred_xf_welford<>    warpred_welford<T> of one x, for warpred_op_welford
+                             (warpred_xf_welford<double>: float input, double summaries)
      warpred_xf_softmax      warpred_softmax<T> of one x, for warpred_op_softmax
 
    OPERATIONS AND VALUE TYPES  every operation of ops.cuh and of the op_*.cuh headers, and
