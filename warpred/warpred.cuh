@@ -20,9 +20,15 @@
 #ifndef WARPRED_CUH
 #define WARPRED_CUH
 #include "ops.cuh"
+#include "op_argminmax.cuh"
+#include "op_tuple.cuh"
+#include "op_welford.cuh"
+#include "op_softmax.cuh"
 #include "warp_reduce.cuh"
+#include "warp_segmented.cuh"
 #include "block_reduce.cuh"
 #include "grid_reduce.cuh"
 #include "atomic_aggregate.cuh"
 #include "atomic_minmax.cuh"
+#include "atomic_argminmax.cuh"
 #endif /* WARPRED_CUH */
