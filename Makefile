@@ -51,7 +51,7 @@ else
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 endif
-TEST_FLAGS = $(NVFLAGS) -Itests $(CMOCKA_CFLAGS)
+TEST_FLAGS = $(NVFLAGS) -Itests $(CMOCKA_CFLAGS) -DWT_REPO_DIR='"$(CURDIR)"'
 
 # ---- what there is ----
 HEADERS = $(wildcard warpred/*.cuh warpred/*.h)
@@ -132,8 +132,21 @@ ALONE = $(patsubst warpred/%,$(BUILD)/alone/%.o,$(HEADERS))
 $(BUILD)/alone/%.o: warpred/% | $(BUILD)/alone
 	@printf '#include <warpred/%s>\n' $* > $(@:.o=.cu)
 	$(NVCC) $(NVFLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) -c $(@:.o=.cu) -o $@
-headers: $(ALONE)
-	@echo "every header compiles alone: ok ($(words $(ALONE)) headers)"
+# Host compilers: warpred/*.h compile with gcc (C) and g++ (C++) given only the CUDA include path;
+# warpred/*.cuh under g++ stop, and the first error is the header's own #error naming nvcc/NVRTC.
+HOST_CC_CHECKS = $(patsubst warpred/%,$(BUILD)/alone/%.host,$(HEADERS))
+$(BUILD)/alone/%.h.host: warpred/%.h | $(BUILD)/alone
+	$(CC) -std=c99 -Wall -Wextra -Werror -fsyntax-only -I$(CUDA_HOME)/include -x c $<
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I$(CUDA_HOME)/include -x c++ $<
+	@touch $@
+$(BUILD)/alone/%.cuh.host: warpred/%.cuh | $(BUILD)/alone
+	@if $(CXX) -std=c++17 -fsyntax-only -I. -I$(CUDA_HOME)/include -x c++ $< > $@.log 2>&1; then \
+	  echo "$<: g++ compiled a device header without a word"; exit 1; fi; \
+	if ! grep -m 1 "error" $@.log | grep -q "nvcc or NVRTC"; then \
+	  echo "$<: under g++ the first error is not warpred's #error:"; head -n 5 $@.log; exit 1; fi
+	@touch $@
+headers: $(ALONE) $(HOST_CC_CHECKS)
+	@echo "every header compiles alone under nvcc: ok ($(words $(ALONE)) headers); host compilers: the .h compile, the .cuh stop with warpred's #error"
 
 # All headers in two translation units of one program: no duplicate symbols.
 LINKS = $(BUILD)/link_whole $(BUILD)/link_rdc
@@ -144,6 +157,10 @@ $(BUILD)/link_rdc: tests/link_a.cu tests/link_b.cu $(HEADERS) | $(BUILD)
 link: $(LINKS)
 	@echo "two translation units link (whole-program and -rdc): ok"
 
+# The CSV files under docs/ parse as CSV, every row as wide as the header (needs python3).
+$(BUILD)/docs_csv.ok: $(wildcard docs/*.csv) tests/check_csv.py | $(BUILD)
+	@python3 tests/check_csv.py $(wildcard docs/*.csv) && echo "docs/*.csv parse as CSV: ok" && touch $@
+
 # ---- programs ----
 $(BUILD)/test_%: tests/test_%.cu | $(BUILD)
 	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
@@ -153,7 +170,7 @@ $(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu | $(BUILD)
 	  $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_nvrtc: tests/test_nvrtc.cu | $(BUILD)
-	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWT_REPO_DIR='"$(CURDIR)"' -DWT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' \
+	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' \
 	  $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS) -lnvrtc
 
 $(GPU_PROBE): tests/gpu_probe.cu | $(BUILD)
@@ -169,7 +186,7 @@ $(BUILD)/bench_%: bench/bench_%.cu | $(BUILD)
 -include $(wildcard $(BUILD)/*.d $(BUILD)/alone/*.d)
 
 # ---- running ----
-test: $(ALONE) $(LINKS) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
+test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/docs_csv.ok $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
 	@WARPRED_SAMPLE_QUICK=1 $(RUN) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLE_ITEMS) $(CONSUMER_ITEMS)
 
 sanitize: $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE)
