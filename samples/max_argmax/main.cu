@@ -9,6 +9,13 @@
    of them on a large all-negative array. Only warpred's results decide the exit status; the
    others are shown being wrong.
 
+   Part 2 asks WHERE the maximum is: argmax over 2^24 floats with ties, -0/+0 and NaNs planted,
+   three ways (one launch with warpred_grid_reduce over value-index pairs; a block reduction then
+   one 64-bit atomic per block into a warpred_atomic_argmax slot; the host call
+   warpred_device_reduce with warpred_xf_arg), for warpred_op_argmax (numpy.argmax: the first
+   NaN wins) and warpred_op_argmax_num (numpy.nanargmax: NaN ignored). Ties go to the lowest
+   index; -0 < +0. Each result must equal the CPU's index and value.
+
    Build and run alone, from the repository root:
        nvcc -std=c++17 -O2 -I. samples/max_argmax/main.cu -o max_argmax && ./max_argmax
    WARPRED_SAMPLE_QUICK=1 uses small sizes (for make test and the sanitizers). */
@@ -18,6 +25,10 @@
 #include <string.h>
 #include <cuda_runtime.h>
 #include <warpred/atomic_minmax.cuh>
+#include <warpred/op_argminmax.cuh>
+#include <warpred/atomic_argminmax.cuh>
+#include <warpred/grid_reduce.cuh>
+#include <warpred/device_reduce.cuh>
 
 /* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
 #define CHECK(call)                                                                               \
@@ -99,6 +110,37 @@ static const in_order_fn in_order_kernels[NMETHODS] = {max_in_order<INT_BITS>, m
                                                        max_in_order<CAS_FMAXF>, max_in_order<WARPRED>};
 static const parallel_fn parallel_kernels[NMETHODS] = {max_parallel<INT_BITS>, max_parallel<SIGN_TRICK>,
                                                        max_parallel<CAS_FMAXF>, max_parallel<WARPRED>};
+
+/* --------------------------------- part 2: argmax, three ways --------------------------------- */
+
+typedef warpred_arg<float, int> arg_t;
+
+/* Each thread keeps the best (value, index) pair of its elements, with the op itself: the pair
+   that starts it is the op's identity (index -1, a value that loses to everything). */
+template <typename Op> __device__ __forceinline__ arg_t thread_best(const float *x, int n, Op op)
+{
+    arg_t best = Op::template identity<arg_t>();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        best = op(best, warpred_make_arg(x[i], i));
+    return best;
+}
+
+/* (a) One launch: the pairs go through warpred_grid_reduce like numbers would. */
+template <typename Op> __global__ void argmax_grid(const float *x, int n, warpred_grid_scratch scratch, arg_t *out)
+{
+    warpred_grid_reduce<256>(thread_best(x, n, Op()), Op(), scratch, out);
+}
+
+/* (b) A block reduction, then one 64-bit atomicMax per block on a packed (key, inverted index)
+   slot: order-independent, so the result is the same whatever order the blocks arrive in. */
+template <typename Op, bool Num> __global__ void argmax_slot(const float *x, int n, unsigned long long *slot)
+{
+    const arg_t best = warpred_block_reduce<256>(thread_best(x, n, Op()), Op());
+    if (threadIdx.x == 0 && best.index >= 0) {
+        if (Num) warpred_atomic_argmax_num(slot, best.value, (unsigned)best.index);
+        else warpred_atomic_argmax(slot, best.value, (unsigned)best.index);
+    }
+}
 
 /* ------------------------------------------ host ------------------------------------------ */
 
@@ -256,6 +298,196 @@ static int part1_parallel(size_t n, int warmups, int runs, unsigned blocks)
     return ok;
 }
 
+/* ---- part 2, host side ---- */
+
+/* Unsigned order of this key = float order with -0 < +0 (NaN handled apart). */
+static unsigned order_key(float x)
+{
+    const unsigned b = bits_of(x);
+    return (b & 0x80000000u) ? ~b : b | 0x80000000u;
+}
+
+/* numpy.argmax (num = 0: the first NaN wins) or numpy.nanargmax (num = 1: NaN ignored; all NaN:
+   the first NaN). Ties: the lowest index, as the loop keeps the first of equal keys. */
+static int cpu_argmax(const float *x, int n, int num)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        if (isnan(x[i])) {
+            if (!num) return i;
+            if (best < 0) best = i;
+            continue;
+        }
+        if (best < 0 || isnan(x[best]) || order_key(x[i]) > order_key(x[best])) best = i;
+    }
+    return best;
+}
+
+typedef struct arg_job {
+    const float *x;
+    int n;
+    warpred_grid_scratch scratch;
+    warpred_device_plan plan;
+    arg_t *pair;                                /* (a) */
+    unsigned long long *slot;                   /* (b) */
+    warpred_arg<float, long long> *wide_pair;   /* (c) */
+    unsigned blocks;
+} arg_job;
+
+/* One way, one op: runs it and returns the pair it found (value as bits, index). */
+template <typename Op, bool Num> static void run_grid(const arg_job *j)
+{
+    argmax_grid<Op><<<j->blocks, 256>>>(j->x, j->n, j->scratch, j->pair);
+    CHECK(cudaGetLastError());
+}
+template <typename Op, bool Num> static void run_slot(const arg_job *j)
+{
+    CHECK(cudaMemsetAsync(j->slot, 0, sizeof *j->slot)); /* WARPRED_ARG_SLOT_EMPTY */
+    argmax_slot<Op, Num><<<j->blocks, 256>>>(j->x, j->n, j->slot);
+    CHECK(cudaGetLastError());
+}
+template <typename Op, bool Num> static void run_device(const arg_job *j)
+{
+    CHECK(warpred_device_reduce(&j->plan, j->x, (size_t)j->n, j->wide_pair, Op(), warpred_xf_arg()));
+}
+
+template <typename Op, bool Num> static void fetch_grid(const arg_job *j, float *value, long long *index)
+{
+    arg_t a;
+    CHECK(cudaMemcpy(&a, j->pair, sizeof a, cudaMemcpyDeviceToHost));
+    *value = a.value;
+    *index = a.index;
+}
+template <typename Op, bool Num> static void fetch_slot(const arg_job *j, float *value, long long *index)
+{
+    unsigned long long slot;
+    CHECK(cudaMemcpy(&slot, j->slot, sizeof slot, cudaMemcpyDeviceToHost));
+    const warpred_arg<float, long long> a = warpred_arg_slot_decode<Op, float>(slot);
+    *value = a.value;
+    *index = a.index;
+}
+template <typename Op, bool Num> static void fetch_device(const arg_job *j, float *value, long long *index)
+{
+    warpred_arg<float, long long> a;
+    CHECK(cudaMemcpy(&a, j->wide_pair, sizeof a, cudaMemcpyDeviceToHost));
+    *value = a.value;
+    *index = a.index;
+}
+
+typedef void (*arg_run_fn)(const arg_job *);
+typedef void (*arg_fetch_fn)(const arg_job *, float *, long long *);
+typedef struct arg_way {
+    const char *name;
+    int num; /* 0: warpred_op_argmax, 1: warpred_op_argmax_num */
+    arg_run_fn run;
+    arg_fetch_fn fetch;
+} arg_way;
+
+static const arg_way arg_ways[] = {
+    {"grid_reduce, argmax", 0, run_grid<warpred_op_argmax, false>, fetch_grid<warpred_op_argmax, false>},
+    {"atomic slot, argmax", 0, run_slot<warpred_op_argmax, false>, fetch_slot<warpred_op_argmax, false>},
+    {"device_reduce, argmax", 0, run_device<warpred_op_argmax, false>, fetch_device<warpred_op_argmax, false>},
+    {"grid_reduce, argmax_num", 1, run_grid<warpred_op_argmax_num, true>, fetch_grid<warpred_op_argmax_num, true>},
+    {"atomic slot, argmax_num", 1, run_slot<warpred_op_argmax_num, true>, fetch_slot<warpred_op_argmax_num, true>},
+    {"device_reduce, argmax_num", 1, run_device<warpred_op_argmax_num, true>,
+     fetch_device<warpred_op_argmax_num, true>},
+};
+enum { NWAYS = sizeof arg_ways / sizeof arg_ways[0] };
+
+static double median_arg_us(const arg_way *w, const arg_job *j, int warmups, int runs)
+{
+    float ms[32];
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < warmups; i++) w->run(j);
+    for (int i = 0; i < runs; i++) {
+        CHECK(cudaEventRecord(start));
+        w->run(j);
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        CHECK(cudaEventElapsedTime(&ms[i], start, stop));
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    qsort(ms, runs, sizeof ms[0], compare_floats);
+    return 1000.0 * ms[runs / 2];
+}
+
+/* Negative values with planted special cases: the largest number appears three times, as -0
+   at n/7 and as +0 at n/2 and n - 1 (so the answer is n/2: +0 beats -0, the lowest of the
+   equal +0s wins); the NaN input adds NaNs at 2n/3 and n/4 (argmax: n/4, the first NaN;
+   argmax_num: still n/2). */
+static int part2_argmax(int n, int warmups, int runs, unsigned blocks)
+{
+    float *h = (float *)malloc((size_t)n * sizeof(float));
+    if (!h) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    unsigned long long s = 0x13198a2e03707344ull;
+    for (int i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        h[i] = -1.0f - (float)((s >> 40) % 1000000u) / 1000.0f;
+    }
+    h[n / 7] = -0.0f;
+    h[n / 2] = 0.0f;
+    h[n - 1] = 0.0f;
+
+    arg_job j;
+    float *d_x;
+    const char *why;
+    CHECK(cudaMalloc(&d_x, (size_t)n * sizeof(float)));
+    CHECK(cudaMalloc(&j.pair, sizeof *j.pair));
+    CHECK(cudaMalloc(&j.slot, sizeof *j.slot));
+    CHECK(cudaMalloc(&j.wide_pair, sizeof *j.wide_pair));
+    j.x = d_x;
+    j.n = n;
+    j.blocks = blocks;
+    if (warpred_grid_scratch_create(&j.scratch, blocks, sizeof(arg_t), &why) != cudaSuccess ||
+        warpred_device_plan_create(&j.plan, 0, &why) != cudaSuccess) {
+        fprintf(stderr, "scratch / plan: %s\n", why);
+        exit(1);
+    }
+
+    printf("\nPart 2: argmax of %d floats (negative, with -0, +0 twice, and in the second input two NaNs)\n\n", n);
+    printf("%-12s %-28s %10s %14s %10s %10s  %s\n", "input", "way", "index", "value", "CPU index", "time us",
+           "check");
+    int ok = 1;
+    for (int with_nan = 0; with_nan < 2; with_nan++) {
+        if (with_nan) {
+            h[2 * (n / 3)] = float_of(0x7fc00001u); /* a NaN with a payload */
+            h[n / 4] = float_of(0xffc00002u);       /* a negative NaN, the first one */
+        }
+        CHECK(cudaMemcpy(d_x, h, (size_t)n * sizeof(float), cudaMemcpyHostToDevice));
+        for (int w = 0; w < NWAYS; w++) {
+            const int want = cpu_argmax(h, n, arg_ways[w].num);
+            float value;
+            long long index;
+            CHECK(cudaMemset(j.pair, 0xff, sizeof *j.pair)); /* poison every output */
+            CHECK(cudaMemset(j.wide_pair, 0xff, sizeof *j.wide_pair));
+            arg_ways[w].run(&j);
+            arg_ways[w].fetch(&j, &value, &index);
+            /* the pair must be the input's: same index, same value (a slot keeps no NaN payload) */
+            const int right = index == want &&
+                              (isnan(h[want]) ? isnan(value) : bits_of(value) == bits_of(h[want]));
+            ok &= right;
+            const double us = median_arg_us(&arg_ways[w], &j, warmups, runs);
+            char buf[32];
+            printf("%-12s %-28s %10lld %14s %10d %10.1f  %s\n", with_nan ? "with NaNs" : "numbers", arg_ways[w].name,
+                   index, show(value, buf, sizeof buf), want, us, right ? "ok" : "WRONG");
+        }
+    }
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(j.pair));
+    CHECK(cudaFree(j.slot));
+    CHECK(cudaFree(j.wide_pair));
+    CHECK(warpred_grid_scratch_destroy(&j.scratch));
+    CHECK(warpred_device_plan_destroy(&j.plan));
+    free(h);
+    return ok;
+}
+
 /* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
 static void require_gpu(void)
 {
@@ -283,6 +515,7 @@ int main(void)
 
     int ok = part1_special_cases();
     ok &= part1_parallel(quick ? (size_t)1 << 14 : (size_t)1 << 24, warmups, runs, quick ? 64 : wave_blocks);
+    ok &= part2_argmax(quick ? 20011 : (1 << 24) + 1, warmups, runs, quick ? 16 : wave_blocks);
 
     printf("\n%s\n", ok ? "warpred matched the reference in every case (the WRONG marks belong to the other methods)"
                         : "ERROR: warpred disagreed with the reference");
