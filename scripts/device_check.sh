@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# What a GPU session runs in one go (see README, "Working on a GPU machine"): build for the
-# GPU's arch, make test, make sanitize, make run, make bench; logs under $OUT (or build/).
+# What a GPU session runs in one go (see README, "Tests"): build for the GPU's arch, make test,
+# make sanitize, make run, make bench; logs under $OUT (or build/device). REQUIRE_GPU=1: a GPU
+# that cannot run the build is a failure here, never a skip.
 # Usage: scripts/device_check.sh [make args...]   e.g. CMOCKA_PREFIX=$PWD/.deps/cmocka/usr
 set -uo pipefail
 out=${OUT:-build/device}
 mkdir -p "$out"
 export PATH="$PATH:/usr/local/cuda/bin"
-args=(ARCHS=90 "$@")
+args=(ARCHS=90 REQUIRE_GPU=1 "$@")
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
-make -j16 "${args[@]}" all > "$out/build.log" 2>&1 || { tail -n 60 "$out/build.log"; exit 1; }
+make "${args[@]}" all > "$out/build.log" 2>&1 || { tail -n 60 "$out/build.log"; exit 1; }
 status=0
 make "${args[@]}" test > "$out/test.log" 2>&1 || status=1
-grep -E "^\[  (FAILED|ERROR) |^ERROR|^failing|^tests:|^note:" "$out/test.log"
+grep -E "^\[  (FAILED|ERROR) |^ERROR|^failing|^tests:|^note:|^(sample .*|[a-z_-]+/warpred_consumer): " "$out/test.log"
 make "${args[@]}" sanitize 2>&1 | tee "$out/sanitize.log" | tail -n 12 || status=1
 make "${args[@]}" run > "$out/run.log" 2>&1 || status=1
-tail -n 7 "$out/run.log"
+grep -E "^sample .*: |^samples:|^no usable GPU" "$out/run.log"
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
     make "${args[@]}" bench > "$out/bench.log" 2>&1 || status=1
     grep -v "^/usr/local/cuda/bin/nvcc\|^build/" "$out/bench.log"
