@@ -1,158 +1,60 @@
-/* samples/device_sum/device_sum.cuh - a device-wide sum in one launch, built on
-   warpred_grid_reduce. Sample code: copy it and adapt it.
+/* samples/device_sum/device_sum.cuh - the sample's former API, now a thin wrapper over the
+   library's device-wide reduction (warpred/device_reduce.cuh). New code calls the library
+   directly, as main.cu does:
 
-   Each thread runs a grid-stride loop of 16-byte vector loads (several in flight per thread),
-   with scalar loads for the elements before the first 16-byte boundary and after the last
-   full vector; counts are size_t (2^31 and above work). Then one warpred_grid_reduce call
-   leaves the sum in *out. No memset between calls: the scratch resets itself.
+     device_sum(&p, x, n, out, s)           == warpred_device_sum(&p.plan, x, n, out, s)
+     device_sum_int(&p, xi, n, out_ll, s)   == warpred_device_reduce(&p.plan, xi, n, out_ll,
+                                                 warpred_op_sum(), warpred_xf_to<long long>(), s)
+     device_sum_accurate(&p, x, n, out, s)  sums in double (warpred_xf_to<double>) into
+                                            p.total, then a one-thread kernel rounds it to float
+                                            into *out: two launches
 
-     device_sum_plan plan;
-     device_sum_plan_create(&plan);                    // once: scratch + grid size
-     device_sum(&plan, x, n, out, stream);             // float in, float out
-     device_sum_accurate(&plan, x, n, out, stream);    // float in, accumulated in double
-     device_sum_int(&plan, xi, n, out_ll, stream);     // int in, exact long long out
-     device_sum_plan_destroy(&plan);
-
-   Accuracy: device_sum adds in float (each thread sequentially over about n / (threads in
-   the grid) values, then a tree), so its relative error grows with that count.
-   device_sum_accurate accumulates in double and rounds once at the end: within about one
-   ulp of the correctly rounded sum unless the data cancel catastrophically. Doubles are
-   cheap on an H100 (FP64 at half the FP32 rate); on GPUs with slow FP64 measure it first.
-
-   Results are deterministic for a fixed n and device: the grid size depends only on n and
-   the device. */
+   It stays only while code written against it (the device-sum cases of
+   tests/test_grid_reduce.cu) moves to tests/test_device_reduce.cu; then it goes away. */
 #ifndef DEVICE_SUM_CUH
 #define DEVICE_SUM_CUH
 
-#include <stdint.h>
 #include <cuda_runtime.h>
-#include <warpred/grid_reduce.cuh>
-
-enum {
-    DEVICE_SUM_THREADS = 256,      /* block size */
-    DEVICE_SUM_UNROLL = 4,         /* 16-byte loads in flight per thread */
-};
-
-/* 16-byte vectors: their type, element count, and how a thread adds one to its total. */
-template <typename T> struct ds_vec;
-template <> struct ds_vec<float> {
-    typedef float4 V;
-    enum { K = 4 };
-};
-template <> struct ds_vec<int> {
-    typedef int4 V;
-    enum { K = 4 };
-};
-template <typename Acc> __device__ __forceinline__ Acc ds_add(Acc acc, float4 v)
-{
-    return acc + (((Acc)v.x + (Acc)v.y) + ((Acc)v.z + (Acc)v.w));
-}
-template <typename Acc> __device__ __forceinline__ Acc ds_add(Acc acc, int4 v)
-{
-    return acc + (((Acc)v.x + (Acc)v.y) + ((Acc)v.z + (Acc)v.w));
-}
-
-/* This thread's share of x[0..n): scalar head up to the 16-byte boundary, vectors, tail. */
-template <typename T, typename Acc>
-__device__ __forceinline__ Acc ds_thread_sum(const T *__restrict__ x, size_t n)
-{
-    typedef typename ds_vec<T>::V V;
-    const int K = ds_vec<T>::K;
-    const size_t g = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    const size_t G = (size_t)gridDim.x * blockDim.x;
-    const size_t misalign = ((uintptr_t)x % 16) / sizeof(T);
-    size_t head = misalign ? K - misalign : 0;
-    if (head > n) head = n;
-    Acc acc = 0;
-    if (g < head) acc += (Acc)x[g];
-
-    const V *__restrict__ xv = (const V *)(x + head);
-    const size_t nv = (n - head) / K;
-    size_t i = g;
-    for (; i + (DEVICE_SUM_UNROLL - 1) * G < nv; i += DEVICE_SUM_UNROLL * G) {
-        V v[DEVICE_SUM_UNROLL];
-#pragma unroll
-        for (int u = 0; u < DEVICE_SUM_UNROLL; u++) v[u] = __ldg(&xv[i + u * G]); /* all loads first */
-#pragma unroll
-        for (int u = 0; u < DEVICE_SUM_UNROLL; u++) acc = ds_add(acc, v[u]);
-    }
-    for (; i < nv; i += G) acc = ds_add(acc, __ldg(&xv[i]));
-
-    const size_t tail = head + nv * K;
-    if (g < n - tail) acc += (Acc)x[tail + g];
-    return acc;
-}
-
-/* Sums x[0..n) in Acc; the last block converts the total to Out. `total` is one Acc of
-   device memory that holds the unconverted result. */
-template <typename T, typename Acc, typename Out>
-__global__ void __launch_bounds__(DEVICE_SUM_THREADS)
-device_sum_kernel(const T *__restrict__ x, size_t n, warpred_grid_scratch scratch, Acc *total, Out *out)
-{
-    const Acc acc = ds_thread_sum<T, Acc>(x, n);
-    if (warpred_grid_reduce<DEVICE_SUM_THREADS>(acc, warpred_op_sum(), scratch, total)) *out = (Out)*total;
-}
+#include <warpred/device_reduce.cuh>
 
 typedef struct {
-    warpred_grid_scratch scratch; /* partials sized for double, the widest accumulator */
-    double *total;                /* one accumulator's worth of device memory */
-    unsigned max_blocks;          /* blocks that fit on the device at once */
-    unsigned vectors_per_thread;  /* below one wave, the grid gives each thread this many */
+    warpred_device_plan plan; /* scratch and grid size of the library's reduction */
+    double *total;            /* device memory: the double sum of device_sum_accurate */
 } device_sum_plan;
 
-/* Grid size: enough blocks that each thread loads plan->vectors_per_thread vectors, at most
-   one wave (then the grid-stride loop takes over). */
-static inline unsigned device_sum_blocks(const device_sum_plan *plan, size_t n, int per_vector)
+static inline cudaError_t device_sum_plan_create(device_sum_plan *p)
 {
-    const size_t per_block = (size_t)DEVICE_SUM_THREADS * plan->vectors_per_thread * per_vector;
-    size_t blocks = (n + per_block - 1) / per_block;
-    if (blocks < 1) blocks = 1;
-    return blocks < plan->max_blocks ? (unsigned)blocks : plan->max_blocks;
-}
-
-static inline cudaError_t device_sum_plan_create(device_sum_plan *plan)
-{
-    int device, sms, per_sm = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (err == cudaSuccess)
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, device_sum_kernel<float, double, float>,
-                                                            DEVICE_SUM_THREADS, 0);
-    if (err != cudaSuccess) return err;
-    plan->max_blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
-    plan->vectors_per_thread = DEVICE_SUM_UNROLL;
-    err = warpred_grid_scratch_create(&plan->scratch, plan->max_blocks, sizeof(double), NULL);
-    if (err == cudaSuccess) err = cudaMalloc((void **)&plan->total, sizeof(double));
+    cudaError_t err = warpred_device_plan_create(&p->plan, 0, NULL);
+    p->total = NULL;
+    if (err == cudaSuccess) err = cudaMalloc((void **)&p->total, sizeof(double));
     return err;
 }
 
-static inline void device_sum_plan_destroy(device_sum_plan *plan)
+static inline void device_sum_plan_destroy(device_sum_plan *p)
 {
-    warpred_grid_scratch_destroy(&plan->scratch);
-    cudaFree(plan->total);
+    warpred_device_plan_destroy(&p->plan);
+    cudaFree(p->total);
+    p->total = NULL;
 }
 
-static inline cudaError_t device_sum(const device_sum_plan *plan, const float *x, size_t n, float *out, cudaStream_t stream)
+static inline cudaError_t device_sum(const device_sum_plan *p, const float *x, size_t n, float *out, cudaStream_t stream)
 {
-    device_sum_kernel<float, float, float><<<device_sum_blocks(plan, n, 4), DEVICE_SUM_THREADS, 0, stream>>>(
-        x, n, plan->scratch, (float *)plan->total, out);
+    return warpred_device_sum(&p->plan, x, n, out, stream);
+}
+
+__global__ void device_sum_round(const double *total, float *out) { *out = (float)*total; }
+
+static inline cudaError_t device_sum_accurate(const device_sum_plan *p, const float *x, size_t n, float *out, cudaStream_t stream)
+{
+    cudaError_t err = warpred_device_reduce(&p->plan, x, n, p->total, warpred_op_sum(), warpred_xf_to<double>(), stream);
+    if (err != cudaSuccess) return err;
+    device_sum_round<<<1, 1, 0, stream>>>(p->total, out);
     return cudaGetLastError();
 }
 
-static inline cudaError_t device_sum_accurate(const device_sum_plan *plan, const float *x, size_t n, float *out,
-                                              cudaStream_t stream)
+static inline cudaError_t device_sum_int(const device_sum_plan *p, const int *x, size_t n, long long *out, cudaStream_t stream)
 {
-    device_sum_kernel<float, double, float><<<device_sum_blocks(plan, n, 4), DEVICE_SUM_THREADS, 0, stream>>>(
-        x, n, plan->scratch, plan->total, out);
-    return cudaGetLastError();
-}
-
-static inline cudaError_t device_sum_int(const device_sum_plan *plan, const int *x, size_t n, long long *out,
-                                         cudaStream_t stream)
-{
-    device_sum_kernel<int, long long, long long><<<device_sum_blocks(plan, n, 4), DEVICE_SUM_THREADS, 0, stream>>>(
-        x, n, plan->scratch, (long long *)plan->total, out);
-    return cudaGetLastError();
+    return warpred_device_reduce(&p->plan, x, n, out, warpred_op_sum(), warpred_xf_to<long long>(), stream);
 }
 
 #endif /* DEVICE_SUM_CUH */

@@ -1,11 +1,15 @@
-/* samples/device_sum - sum 2^26 floats in one kernel launch with warpred_grid_reduce, plain and
-   accurate, check both against an exact reference and print a table.
-   Build and run from the repository root:  make run */
+/* samples/device_sum - one array of 2^26 floats reduced four ways by warpred_device_reduce
+   (warpred/device_reduce.cuh), one kernel launch each: the sum in float, the sum accumulated in
+   double (rounded once, on the host), the maximum, and the sum of squares through a transform.
+   Each result is checked against an exact (or long double) CPU reference and timed.
+   Build and run from the repository root:  make run-device_sum */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "device_sum.cuh"
+#include <cuda_runtime.h>
+#include <warpred/device_reduce.cuh>
 
+/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
 #define CHECK(call)                                                                               \
     do {                                                                                          \
         cudaError_t err_ = (call);                                                                \
@@ -15,73 +19,152 @@
         }                                                                                         \
     } while (0)
 
-typedef cudaError_t (*sum_fn)(const device_sum_plan *, const float *, size_t, float *, cudaStream_t);
+/* A transform: element x at index i becomes x^2, in double (exact for these values). */
+struct square_in_double {
+    __device__ double operator()(float x, size_t) const { return (double)x * (double)x; }
+};
 
-/* Median of 21 timed calls after 3 warm-ups; leaves the last result in *result. */
-static float median_us(sum_fn fn, const device_sum_plan *plan, const float *x, size_t n, float *d_out, float *result)
+enum { VARIANT_SUM, VARIANT_SUM_DOUBLE, VARIANT_MAX, VARIANT_SQUARES, VARIANTS };
+static const char *const variant_name[] = {"sum (float)", "sum (in double)", "max", "sum of squares (transform)"};
+
+/* One call of a variant; the double results go to d_out_d, the float ones to d_out_f. */
+static void call(int variant, const warpred_device_plan *plan, const float *x, size_t n, float *d_out_f, double *d_out_d)
+{
+    const char *why = NULL;
+    cudaError_t err;
+    switch (variant) {
+    case VARIANT_SUM: err = warpred_device_sum(plan, x, n, d_out_f, 0, &why); break;
+    case VARIANT_SUM_DOUBLE: err = warpred_device_reduce(plan, x, n, d_out_d, warpred_op_sum(), warpred_xf_to<double>(), 0, &why); break;
+    case VARIANT_MAX: err = warpred_device_reduce(plan, x, n, d_out_f, warpred_op_max(), 0, &why); break;
+    default: err = warpred_device_reduce(plan, x, n, d_out_d, warpred_op_sum(), square_in_double(), 0, &why);
+    }
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s: %s\n", variant_name[variant], why);
+        exit(1);
+    }
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of 21 calls timed with CUDA events, after 3 warm-up calls. */
+static float median_us(int variant, const warpred_device_plan *plan, const float *x, size_t n, float *d_out_f, double *d_out_d)
 {
     float t[21];
     cudaEvent_t a, b;
     CHECK(cudaEventCreate(&a));
     CHECK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; i++) CHECK(fn(plan, x, n, d_out, 0));
+    for (int i = 0; i < 3; i++) call(variant, plan, x, n, d_out_f, d_out_d);
     for (int i = 0; i < 21; i++) {
         CHECK(cudaEventRecord(a));
-        CHECK(fn(plan, x, n, d_out, 0));
+        call(variant, plan, x, n, d_out_f, d_out_d);
         CHECK(cudaEventRecord(b));
         CHECK(cudaEventSynchronize(b));
         CHECK(cudaEventElapsedTime(&t[i], a, b));
     }
-    for (int i = 1; i < 21; i++) /* insertion sort: 21 values */
-        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-            float s = t[j];
-            t[j] = t[j - 1];
-            t[j - 1] = s;
-        }
-    CHECK(cudaMemcpy(result, d_out, sizeof(float), cudaMemcpyDeviceToHost));
+    qsort(t, 21, sizeof t[0], cmp_float);
     CHECK(cudaEventDestroy(a));
     CHECK(cudaEventDestroy(b));
     return t[10] * 1000.0f;
 }
 
+/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
+static void require_gpu(void)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        printf("device_sum: no usable CUDA GPU (%s), so nothing was run.\n",
+               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
+        exit(1);
+    }
+}
+
 int main(void)
 {
-    const size_t n = (size_t)1 << 26;
-    float *x = (float *)malloc(n * sizeof(float));
-    long long k_sum = 0; /* x[i] = k * 2^-20 with integer k: the exact sum is k_sum * 2^-20 */
+    require_gpu();
+    const char *quick = getenv("WARPRED_SAMPLE_QUICK");
+    const size_t n = (quick && quick[0] && quick[0] != '0') ? ((size_t)1 << 20) + 3 : (size_t)1 << 26;
+
+    /* x[i] = k * 2^-20 with integer k in [0, 2^20): exact in float; the sum is exact in a long
+       long count of 2^-20 units, and also in double (below 2^53 units). */
+    float *x = (float *)malloc(n * sizeof(float)), top = 0;
+    if (!x) {
+        fprintf(stderr, "out of host memory\n");
+        return 1;
+    }
+    long long k_sum = 0, sq_hi = 0, sq_lo = 0; /* sum of k^2 = sq_hi * 2^20 + sq_lo, exactly */
     srand(7);
     for (size_t i = 0; i < n; i++) {
-        long long k = rand() % (1 << 20);
+        const long long k = rand() % (1 << 20);
         x[i] = (float)ldexp((double)k, -20);
         k_sum += k;
+        sq_hi += (k * k) >> 20;
+        sq_lo += (k * k) & ((1 << 20) - 1);
+        top = x[i] > top ? x[i] : top;
     }
-    const float exact = (float)ldexp((double)k_sum, -20); /* correctly rounded */
+    const double exact_sum = ldexp((double)k_sum, -20);
+    const long double squares = ldexpl((long double)sq_hi, -20) + ldexpl((long double)sq_lo, -40); /* one rounding */
 
-    device_sum_plan plan;
-    float *d_x, *d_out;
-    CHECK(device_sum_plan_create(&plan));
+    warpred_device_plan plan;
+    const char *why;
+    if (warpred_device_plan_create(&plan, 0, &why) != cudaSuccess) { /* once per device */
+        fprintf(stderr, "warpred_device_plan_create: %s\n", why);
+        return 1;
+    }
+    float *d_x, *d_out_f;
+    double *d_out_d;
     CHECK(cudaMalloc(&d_x, n * sizeof(float)));
-    CHECK(cudaMalloc(&d_out, sizeof(float)));
+    CHECK(cudaMalloc(&d_out_f, sizeof(float)));
+    CHECK(cudaMalloc(&d_out_d, sizeof(double)));
     CHECK(cudaMemcpy(d_x, x, n * sizeof(float), cudaMemcpyHostToDevice));
 
-    struct { const char *name; sum_fn fn; float us, result; } rows[] = {
-        {"device_sum (float)", device_sum, 0, 0},
-        {"device_sum_accurate (double)", device_sum_accurate, 0, 0},
-    };
+    /* Tolerances, relative to the exact value. The float sum: every value is positive, so the
+       error is at most u = 2^-24 times the sum for each rounding on the longest chain: the
+       pairing in a 16-byte load (2), the thread's running sum (one per load it takes), the block
+       tree (8), the fold of the block partials (blocks / 32 + 1) and the tree after it (8). The
+       double sum is exact (below 2^53 units of 2^-20); the max is one of the inputs; the sum of
+       squares rounds each partial sum in double. */
+    const size_t threads = (size_t)warpred_device_blocks(&plan, n, sizeof(float)) * WARPRED_DEVICE_THREADS;
+    const double chain = 2 + (double)((n / 4 + threads - 1) / threads) + 8 + (double)(threads / WARPRED_DEVICE_THREADS / 32 + 1) + 8;
+    const double want[VARIANTS] = {exact_sum, exact_sum, (double)top, (double)squares};
+    const double tol[VARIANTS] = {chain * 0x1p-24, 0, 0, (chain + 1) * 0x1p-53}; /* +1: the reference, rounded to double */
     int ok = 1;
-    printf("sum of %zu floats in [0, 1), one launch each, median of 21 calls\n\n", n);
-    printf("%-30s %16s %16s %10s %8s %8s\n", "variant", "GPU sum", "exact sum", "rel. err", "us", "GB/s");
-    for (int r = 0; r < 2; r++) {
-        rows[r].us = median_us(rows[r].fn, &plan, d_x, n, d_out, &rows[r].result);
-        const double rel = fabs((double)rows[r].result - exact) / exact;
-        printf("%-30s %16.3f %16.3f %10.2e %8.1f %8.0f\n", rows[r].name, rows[r].result, exact, rel, rows[r].us,
-               n * 4.0 / (rows[r].us * 1e3));
-        ok &= rel < (r == 0 ? 1e-5 : 1e-7);
+    printf("%zu floats in [0, 1), one launch per call, median of 21 calls\n\n", n);
+    printf("%-28s %20s %20s %10s %8s %8s  %s\n", "variant", "GPU", "exact", "rel. err", "us", "GB/s", "check");
+    for (int v = 0; v < VARIANTS; v++) {
+        const float us = median_us(v, &plan, d_x, n, d_out_f, d_out_d);
+        double got;
+        if (v == VARIANT_SUM || v == VARIANT_MAX) {
+            float f;
+            CHECK(cudaMemcpy(&f, d_out_f, sizeof f, cudaMemcpyDeviceToHost));
+            got = f;
+        } else {
+            CHECK(cudaMemcpy(&got, d_out_d, sizeof got, cudaMemcpyDeviceToHost));
+        }
+        const double rel = fabs(got - want[v]) / want[v];
+        const int row_ok = rel <= tol[v];
+        printf("%-28s %20.6f %20.6f %10.2e %8.1f %8.0f  %s\n", variant_name[v], got, want[v], rel, us, n * 4.0 / (us * 1e3),
+               row_ok ? "ok" : "WRONG");
+        ok &= row_ok;
     }
+    /* the double sum rounded once: the correctly rounded float sum */
+    double sum_d; /* d_out_d holds the sum of squares now: sum again */
+    call(VARIANT_SUM_DOUBLE, &plan, d_x, n, d_out_f, d_out_d);
+    CHECK(cudaMemcpy(&sum_d, d_out_d, sizeof sum_d, cudaMemcpyDeviceToHost));
+    const int rounded_ok = (float)sum_d == (float)exact_sum;
+    printf("\nsum in double, rounded once to float: %.7g (correctly rounded: %.7g) %s\n", (double)(float)sum_d,
+           (double)(float)exact_sum, rounded_ok ? "ok" : "WRONG");
+    ok &= rounded_ok;
+
     CHECK(cudaFree(d_x));
-    CHECK(cudaFree(d_out));
-    device_sum_plan_destroy(&plan);
+    CHECK(cudaFree(d_out_f));
+    CHECK(cudaFree(d_out_d));
+    CHECK(warpred_device_plan_destroy(&plan));
     free(x);
-    printf("\n%s\n", ok ? "both sums within tolerance (plain 1e-5, accurate 1e-7 relative)" : "ERROR: a sum is off");
+    printf("%s\n", ok ? "all results within tolerance" : "ERROR: a result is off");
     return ok ? 0 : 1;
 }
