@@ -6,7 +6,8 @@
      the repository on NVRTC's include path;
    - kernels that instantiate each header's functions over their types compile for those archs,
      and once more with the toolkit's cuda_fp16.h / cuda_bf16.h included first (__half, __nv_bfloat16);
-   - the kernels of the GPU tests below compile for those archs;
+   - the kernels of the GPU tests below, and the kernel of the README's CuPy recipe (read from
+     README.md, compiled with CuPy's options), compile for those archs;
    - a source that breaks a header's static_assert fails to compile (else the checks prove nothing).
    On a GPU: kernels using warp_reduce, block_reduce, grid_reduce, atomic_aggregate and atomic_minmax
    (float, __half, __nv_bfloat16) are compiled by NVRTC for the device's arch, loaded with the driver
@@ -208,6 +209,30 @@ static const char *const wt_run_minmax_src =
     "    warpred_atomic_fminimum(bmin, __float2bfloat16(x[t]));\n"
     "}\n";
 
+
+/* The kernel source of the README's CuPy recipe (between `src = r"""` and `"""`), malloc'd and owned
+   by the running test: the test compiles exactly what the README shows, with CuPy's options. */
+static char *wt_readme_cupy_source(void)
+{
+    FILE *f = fopen(WT_REPO_DIR "/README.md", "rb");
+    if (!f) fail_msg("cannot open %s/README.md", WT_REPO_DIR);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = (char *)wt_host_alloc((size_t)size + 1);
+    size_t got = fread(text, 1, (size_t)size, f);
+    fclose(f);
+    text[got] = '\0';
+    const char *open_mark = "src = r\"\"\"\n";
+    char *start = strstr(text, open_mark);
+    char *end = start ? strstr(start + strlen(open_mark), "\"\"\"") : NULL;
+    if (!start || !end) fail_msg("README.md has no CuPy recipe (src = r\"\"\" ... \"\"\")");
+    start += strlen(open_mark);
+    *end = '\0';
+    memmove(text, start, (size_t)(end - start) + 1);
+    return text;
+}
+
 /* ---- no GPU needed ---- */
 
 static int wt_compare_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -278,6 +303,15 @@ static void test_nvrtc_run_kernels_compile(void **state)
     wt_nvrtc_ptx_all_archs("run_grid", wt_run_grid_src, 0);
     wt_nvrtc_ptx_all_archs("run_aggregate", wt_run_aggregate_src, 0);
     wt_nvrtc_ptx_all_archs("run_minmax", wt_run_minmax_src, 1);
+}
+
+static void test_nvrtc_readme_cupy_recipe(void **state)
+{
+    (void)state;
+    char *src = wt_readme_cupy_source();
+    if (!strstr(src, "block_sums")) fail_msg("the README's CuPy kernel is no longer block_sums: update this test");
+    wt_nvrtc_ptx_all_archs("README CuPy recipe", src, 0);
+    wt_host_free(src);
 }
 
 /* A header that does not compile must make these checks fail, or they prove nothing. */
@@ -587,6 +621,28 @@ static void test_nvrtc_run_atomic_minmax(void **state)
     }
 }
 
+/* The README's CuPy kernel, as CuPy would run it: block sums of integers (exact in float). */
+static void test_nvrtc_run_readme_cupy_recipe(void **state)
+{
+    WT_NEED_GPU(state);
+    enum { BLOCKS = 6, THREADS = 256, N = BLOCKS * THREADS };
+    char *src = wt_readme_cupy_source();
+    CUfunction f = wt_load_kernel(src, "block_sums", 0);
+    wt_host_free(src);
+    float x[N], sums[BLOCKS];
+    for (int i = 0; i < N; i++) x[i] = (float)(wt_rand_below(2001) - 1000);
+    float *d_x = (float *)wt_dev_alloc(sizeof x), *d_out = (float *)wt_dev_alloc(sizeof sums);
+    wt_to_dev(d_x, x, sizeof x);
+    void *args[] = {&d_x, &d_out};
+    wt_launch(f, BLOCKS, THREADS, args);
+    wt_to_host(sums, d_out, sizeof sums);
+    for (int b = 0; b < BLOCKS; b++) {
+        double want = 0;
+        for (int t = 0; t < THREADS; t++) want += x[b * THREADS + t];
+        if (sums[b] != want) fail_msg("block %d: sum %.9g, expected %.9g", b, sums[b], want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,12 +656,14 @@ int main(void)
         WT_TEST(test_nvrtc_umbrella),
         WT_TEST(test_nvrtc_half_types),
         WT_TEST(test_nvrtc_run_kernels_compile),
+        WT_TEST(test_nvrtc_readme_cupy_recipe),
         WT_TEST(test_nvrtc_rejects_bad_source),
         WT_TEST(test_nvrtc_run_warp_reduce),
         WT_TEST(test_nvrtc_run_block_reduce),
         WT_TEST(test_nvrtc_run_grid_reduce),
         WT_TEST(test_nvrtc_run_atomic_aggregate),
         WT_TEST(test_nvrtc_run_atomic_minmax),
+        WT_TEST(test_nvrtc_run_readme_cupy_recipe),
     };
     return cmocka_run_group_tests(tests, wt_nvrtc_group_setup, NULL);
 }
