@@ -1,36 +1,45 @@
 /* bench/bench_reduce.cu - warpred against CUB and the memory read ceiling, in one run.
 
-   1. Device-wide float sum, N = 2^10, 2^12, ..., 2^30: warpred's single-launch sum
-      (samples/device_sum), its accurate (double-accumulating) variant, CUB
-      DeviceReduce::Sum (temp storage allocated once, outside the timed region) and a plain
-      vectorized read kernel (the ceiling). Each call is timed alone with CUDA events (what a
-      caller waiting for one sum sees), median of many calls after warm-up; the variants take
-      turns call by call, so that clock drift during the run falls on all of them alike. Below 2^26 the
-      calls rotate through a 4 GiB buffer so that no call reads data another left in L2.
-      Errors of both warpred variants against the correctly rounded sum are reported too.
+   1. Device-wide reduce (warpred_device_reduce, warpred/device_reduce.cuh), N = 2^10, 2^12, ...,
+      2^30, for float sum, int sum, float max and double sum: warpred against
+      cub::DeviceReduce::Sum / ::Max (temp storage allocated once, outside the timed region) and
+      a plain vectorized read kernel with warpred's grid (the ceiling). Each call is timed alone
+      with CUDA events (what a caller waiting for one result sees), median of many calls after
+      warm-up; the variants take turns call by call, so that clock drift falls on all of them
+      alike. The whole measurement runs three times: the tables give the median of the three
+      medians and the median (and range) of the three CUB/warpred ratios. Below 256 MiB of input
+      the calls rotate through an 8 GiB buffer so that no call reads data another left in L2.
+      The float sum table adds the double-accumulating variant and both variants' errors
+      against the correctly rounded sum.
    2. Warp- and block-level reduce throughput (sum; float max too) for float, int, double:
       warpred reduce and allreduce against cub::WarpReduce, cg::reduce, cub::BlockReduce.
+   (CUB 3.6's DeviceReduce rows, run_to_run and gpu_to_gpu, are in bench_cub36.cu: CUB 3.6 and
+   the toolkit's CUB cannot share a translation unit.)
 
    Usage: bench_reduce [csv path]   (run by `make bench`)
-          bench_reduce --profile E   (a few calls of each sum variant at N = 2^E, for ncu) */
+          bench_reduce --profile E   (a few calls of each device-wide variant at N = 2^E, for ncu) */
 #include <math.h>
 #include <cub/cub.cuh>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <warpred/warpred.cuh>
-#include "../samples/device_sum/device_sum.cuh"
+#include <warpred/device_reduce.cuh>
+#include "../tests/wt_ulp.h"
 #include "bench_util.h"
 
 namespace cg = cooperative_groups;
 
 /* ------------------------------------------------------------------------------------------
-   1. device-wide sum
+   1. device-wide reduce
    ------------------------------------------------------------------------------------------ */
 
-static const size_t MAX_N = (size_t)1 << 30;
-static const size_t ROTATE_BELOW = (size_t)1 << 26; /* 256 MiB: five times the H100's L2 */
+static const size_t BUF_BYTES = (size_t)8 << 30;           /* 2^31 floats, 2^30 doubles */
+static const size_t ROTATE_BELOW_BYTES = (size_t)256 << 20; /* five times the H100's L2 */
+static const int RUNS = 3;                                  /* whole measurements, for the ratio's median */
 
-/* x[i] = k * 2^-20 with k a 20-bit hash of i: exact in float, exactly summable in int64. */
+/* x[i] = k * 2^-20 with k a 20-bit hash of i: exact in float, exactly summable in int64. The
+   int view of the buffer reads these floats' bits, the double view pairs of them: finite,
+   positive values either way (and the timing does not depend on them). */
 __host__ __device__ __forceinline__ unsigned bench_k(size_t i) { return bench_hash((unsigned)i ^ (unsigned)(i >> 32) * 0x9e3779b9u) >> 12; }
 
 __global__ void k_fill(float *x, size_t n)
@@ -39,8 +48,9 @@ __global__ void k_fill(float *x, size_t n)
         x[i] = (float)bench_k(i) * 0x1p-20f;
 }
 
-/* The ceiling: the same grid and load pattern as the sum, one add per vector, no reduction. */
-__global__ void __launch_bounds__(DEVICE_SUM_THREADS) k_read(const float4 *__restrict__ x, size_t nv, float *sink)
+/* The ceiling: warpred's grid and load pattern (16-byte loads, four in flight), one add per
+   load, no reduction. */
+__global__ void __launch_bounds__(WARPRED_DEVICE_THREADS) k_read(const float4 *__restrict__ x, size_t nv, float *sink)
 {
     const size_t g = blockIdx.x * (size_t)blockDim.x + threadIdx.x, G = (size_t)gridDim.x * blockDim.x;
     float acc = 0;
@@ -53,76 +63,179 @@ __global__ void __launch_bounds__(DEVICE_SUM_THREADS) k_read(const float4 *__res
     if (acc == -1.0f) *sink = acc; /* never true for this data; keeps the loads alive */
 }
 
-enum { SUM_WARPRED, SUM_ACCURATE, SUM_CUB, SUM_CEILING, SUM_VARIANTS };
-static const char *const sum_name[] = {"warpred", "warpred accurate", "CUB DeviceReduce::Sum", "read ceiling"};
+enum { CASE_FLOAT_SUM, CASE_INT_SUM, CASE_FLOAT_MAX, CASE_DOUBLE_SUM, CASES };
+static const char *const case_name[] = {"float sum", "int sum", "float max", "double sum"};
+static const size_t case_elem[] = {4, 4, 4, 8};
+
+enum { V_WARPRED, V_CUB, V_CEILING, V_ACCURATE, VARIANTS }; /* V_ACCURATE: float sum only */
+static const char *variant_name(int kase, int v)
+{
+    switch (v) {
+    case V_WARPRED: return "warpred";
+    case V_CUB: return kase == CASE_FLOAT_MAX ? "CUB DeviceReduce::Max" : "CUB DeviceReduce::Sum";
+    case V_CEILING: return "read ceiling";
+    default: return "warpred accurate";
+    }
+}
 
 typedef struct {
-    int variant;
+    int kase, variant;
     size_t n;
-    float *x, *out;
-    device_sum_plan *plan;
+    char *buf;
+    void *out; /* 8 bytes of device memory */
+    const warpred_device_plan *plan;
     void *cub_temp;
     size_t cub_temp_bytes;
 } sum_ctx;
 
 /* One counter for every call of every variant, so that no call reads a chunk that another
    call (of the same or another variant) read recently: a chunk comes round again only after
-   (2^30 / n) - 1 calls, by then long gone from L2. */
+   (8 GiB / bytes) - 1 calls, by then long gone from L2. */
 static size_t g_calls;
 
-static const float *sum_input(sum_ctx *c)
+static const void *sum_input(sum_ctx *c)
 {
-    if (c->n >= ROTATE_BELOW) return c->x;
-    const size_t slots = (MAX_N - c->n) / c->n;
-    return c->x + (g_calls++ % slots) * c->n; /* offsets are multiples of n: 16-byte aligned */
+    const size_t bytes = c->n * case_elem[c->kase];
+    if (bytes >= ROTATE_BELOW_BYTES) return c->buf;
+    const size_t slots = (BUF_BYTES - bytes) / bytes;
+    return c->buf + (g_calls++ % slots) * bytes; /* offsets are multiples of 4 KiB: 16-byte aligned */
 }
 
 static void sum_once(void *p)
 {
     sum_ctx *c = (sum_ctx *)p;
-    const float *x = sum_input(c);
-    switch (c->variant) {
-    case SUM_WARPRED: BCHECK(device_sum(c->plan, x, c->n, c->out, 0)); break;
-    case SUM_ACCURATE: BCHECK(device_sum_accurate(c->plan, x, c->n, c->out, 0)); break;
-    case SUM_CUB: BCHECK(cub::DeviceReduce::Sum(c->cub_temp, c->cub_temp_bytes, x, c->out, c->n)); break;
+    const void *x = sum_input(c);
+    const size_t n = c->n;
+    if (c->variant == V_CEILING) {
+        k_read<<<warpred_device_blocks(c->plan, n, case_elem[c->kase]), WARPRED_DEVICE_THREADS>>>((const float4 *)x,
+                                                                                                n * case_elem[c->kase] / 16, (float *)c->out);
+        return;
+    }
+    const bool cub = c->variant == V_CUB;
+    switch (c->kase) {
+    case CASE_FLOAT_SUM:
+        if (cub) BCHECK(cub::DeviceReduce::Sum(c->cub_temp, c->cub_temp_bytes, (const float *)x, (float *)c->out, n));
+        else if (c->variant == V_ACCURATE)
+            BCHECK(warpred_device_reduce(c->plan, (const float *)x, n, (double *)c->out, warpred_op_sum(), warpred_xf_to<double>()));
+        else BCHECK(warpred_device_sum(c->plan, (const float *)x, n, (float *)c->out));
+        break;
+    case CASE_INT_SUM:
+        if (cub) BCHECK(cub::DeviceReduce::Sum(c->cub_temp, c->cub_temp_bytes, (const int *)x, (int *)c->out, n));
+        else BCHECK(warpred_device_sum(c->plan, (const int *)x, n, (int *)c->out));
+        break;
+    case CASE_FLOAT_MAX:
+        if (cub) BCHECK(cub::DeviceReduce::Max(c->cub_temp, c->cub_temp_bytes, (const float *)x, (float *)c->out, n));
+        else BCHECK(warpred_device_reduce(c->plan, (const float *)x, n, (float *)c->out, warpred_op_max()));
+        break;
     default:
-        k_read<<<device_sum_blocks(c->plan, c->n, 4), DEVICE_SUM_THREADS>>>((const float4 *)x, c->n / 4, c->out);
+        if (cub) BCHECK(cub::DeviceReduce::Sum(c->cub_temp, c->cub_temp_bytes, (const double *)x, (double *)c->out, n));
+        else BCHECK(warpred_device_sum(c->plan, (const double *)x, n, (double *)c->out));
     }
 }
 
-static long long ulps_between(float a, float b)
+/* The largest temp storage CUB asks for over every case and size. */
+static size_t cub_temp_bytes_needed(char *buf, void *out)
 {
-    int ia, ib;
-    memcpy(&ia, &a, 4);
-    memcpy(&ib, &b, 4);
-    return llabs((long long)ia - (long long)ib); /* both positive here */
+    size_t most = 0, bytes;
+    for (size_t n = (size_t)1 << 10; n <= ((size_t)1 << 30); n <<= 2) {
+        BCHECK(cub::DeviceReduce::Sum(NULL, bytes = 0, (const float *)buf, (float *)out, n));
+        most = bytes > most ? bytes : most;
+        BCHECK(cub::DeviceReduce::Sum(NULL, bytes = 0, (const int *)buf, (int *)out, n));
+        most = bytes > most ? bytes : most;
+        BCHECK(cub::DeviceReduce::Max(NULL, bytes = 0, (const float *)buf, (float *)out, n));
+        most = bytes > most ? bytes : most;
+        BCHECK(cub::DeviceReduce::Sum(NULL, bytes = 0, (const double *)buf, (double *)out, n));
+        most = bytes > most ? bytes : most;
+    }
+    return most;
 }
 
-static void bench_device_sum(FILE *csv)
+static int cmp_double(const void *a, const void *b)
 {
-    device_sum_plan plan;
-    BCHECK(device_sum_plan_create(&plan));
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median3(double a, double b, double c)
+{
+    double v[3] = {a, b, c};
+    qsort(v, 3, sizeof v[0], cmp_double);
+    return v[1];
+}
+
+/* Runs variant v once on x[0..n) (the start of the buffer) and copies the 8-byte result back. */
+static void result_of(sum_ctx *c, int v, size_t n, void *host)
+{
+    sum_ctx one = *c;
+    one.variant = v;
+    one.n = n;
+    const size_t saved = g_calls;
+    g_calls = 0; /* slot 0: the start of the buffer */
+    BCHECK(cudaMemset(one.out, 0, 8));
+    sum_once(&one);
+    BCHECK(cudaGetLastError());
+    BCHECK(cudaMemcpy(host, one.out, 8, cudaMemcpyDeviceToHost));
+    g_calls = saved;
+}
+
+/* warpred's result against CUB's on the same data: "equal" (bits), or their relative difference. */
+static void compare_with_cub(sum_ctx *c, int kase, size_t n, char *text, size_t len)
+{
+    unsigned char a[8], b[8];
+    sum_ctx k = *c;
+    k.kase = kase;
+    result_of(&k, V_WARPRED, n, a);
+    result_of(&k, V_CUB, n, b);
+    if (memcmp(a, b, case_elem[kase]) == 0) {
+        snprintf(text, len, "equal");
+        return;
+    }
+    double x, y;
+    if (kase == CASE_DOUBLE_SUM) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+    } else if (kase == CASE_INT_SUM) {
+        int i, j;
+        memcpy(&i, a, 4);
+        memcpy(&j, b, 4);
+        snprintf(text, len, "DIFFERENT (%d, %d)", i, j);
+        return;
+    } else {
+        float f, g;
+        memcpy(&f, a, 4);
+        memcpy(&g, b, 4);
+        x = f;
+        y = g;
+    }
+    const double rel = fabs(x - y) / fabs(y);
+    snprintf(text, len, kase == CASE_FLOAT_MAX || rel > 1e-5 ? "DIFFERENT (rel. %.1e)" : "rel. %.1e", rel);
+}
+
+static void bench_device_reduce(FILE *csv)
+{
+    warpred_device_plan plan;
+    const char *why;
+    if (warpred_device_plan_create(&plan, 0, &why) != cudaSuccess) {
+        fprintf(stderr, "warpred_device_plan_create: %s\n", why);
+        exit(1);
+    }
     sum_ctx c;
     memset(&c, 0, sizeof c);
     c.plan = &plan;
-    BCHECK(cudaMalloc(&c.x, MAX_N * sizeof(float)));
-    BCHECK(cudaMalloc(&c.out, sizeof(float)));
-    k_fill<<<4096, 256>>>(c.x, MAX_N);
+    BCHECK(cudaMalloc(&c.buf, BUF_BYTES));
+    BCHECK(cudaMalloc(&c.out, 8));
+    k_fill<<<4096, 256>>>((float *)c.buf, BUF_BYTES / 4);
     BCHECK(cudaGetLastError());
-    for (size_t n = (size_t)1 << 10; n <= MAX_N; n <<= 2) { /* the most any size asks for */
-        size_t bytes = 0;
-        BCHECK(cub::DeviceReduce::Sum(NULL, bytes, c.x, c.out, n));
-        if (bytes > c.cub_temp_bytes) c.cub_temp_bytes = bytes;
-    }
+    c.cub_temp_bytes = cub_temp_bytes_needed(c.buf, c.out);
     BCHECK(cudaMalloc(&c.cub_temp, c.cub_temp_bytes));
 
-    /* exact sums of the prefixes x[0..n), for the error columns */
+    /* exact sums of the float prefixes x[0..n), for the error columns */
     long long exact[32];
     {
         long long k = 0;
         size_t next = (size_t)1 << 10;
         int e = 10;
-        for (size_t i = 0; i < MAX_N; i++) {
+        for (size_t i = 0; i < ((size_t)1 << 30); i++) {
             k += bench_k(i);
             if (i + 1 == next) {
                 exact[e] = k;
@@ -132,68 +245,83 @@ static void bench_device_sum(FILE *csv)
         }
     }
 
-    printf("device-wide float sum: median per call (CUDA events around each call), GB/s = 4N / time\n\n");
+    /* us[case][e][run][variant] */
+    static float us[CASES][31][RUNS][VARIANTS];
+    for (int run = 0; run < RUNS; run++)
+        for (int kase = 0; kase < CASES; kase++)
+            for (int e = 10; e <= 30; e += 2) {
+                const size_t n = (size_t)1 << e;
+                const int variants = kase == CASE_FLOAT_SUM ? VARIANTS : V_ACCURATE;
+                sum_ctx ctx[VARIANTS];
+                void *ctxs[VARIANTS];
+                bench_fn fns[VARIANTS];
+                for (int v = 0; v < variants; v++) {
+                    ctx[v] = c;
+                    ctx[v].kase = kase;
+                    ctx[v].variant = v;
+                    ctx[v].n = n;
+                    ctxs[v] = &ctx[v];
+                    fns[v] = sum_once;
+                }
+                const int reps = e <= 24 ? 201 : e <= 28 ? 41 : 15;
+                bench_interleaved_median_ms(fns, ctxs, variants, 5, reps, us[kase][e][run]);
+                for (int v = 0; v < variants; v++) {
+                    us[kase][e][run][v] *= 1000.0f;
+                    const double bytes = (double)n * case_elem[kase];
+                    fprintf(csv, "device_sum,%s,%s,%zu,%.3f,%.2f,GB/s\n", case_name[kase], variant_name(kase, v), n,
+                            us[kase][e][run][v], bytes / (us[kase][e][run][v] * 1e3));
+                }
+            }
+
+    /* the float sum, as the README's headline table */
+    printf("device-wide float sum: median per call (CUDA events around each call; median of %d runs), GB/s = 4N / time\n\n", RUNS);
     printf("| N     | warpred us | GB/s   | %% ceil | CUB us | CUB GB/s | t_CUB/t_warpred | accurate us | acc/plain BW | ceiling us | err plain (ulp) | err accurate (ulp) |\n");
     printf("|-------|-----------:|-------:|-------:|-------:|---------:|----------------:|------------:|-------------:|-----------:|----------------:|-------------------:|\n");
     for (int e = 10; e <= 30; e += 2) {
         const size_t n = (size_t)1 << e;
-        float us[SUM_VARIANTS];
-        sum_ctx ctx[SUM_VARIANTS];
-        void *ctxs[SUM_VARIANTS];
-        bench_fn fns[SUM_VARIANTS];
-        for (int v = 0; v < SUM_VARIANTS; v++) {
-            ctx[v] = c;
-            ctx[v].variant = v;
-            ctx[v].n = n;
-            ctxs[v] = &ctx[v];
-            fns[v] = sum_once;
-        }
-        const int reps = e <= 24 ? 201 : e <= 28 ? 41 : 15;
-        bench_interleaved_median_ms(fns, ctxs, SUM_VARIANTS, 5, reps, us);
-        for (int v = 0; v < SUM_VARIANTS; v++) {
-            us[v] *= 1000.0f;
-            fprintf(csv, "device_sum,float sum,%s,%zu,%.3f,%.2f,GB/s\n", sum_name[v], n, us[v], 4.0 * n / (us[v] * 1e3));
-        }
-        /* accuracy, on x[0..n) */
-        float plain, accurate;
-        BCHECK(device_sum(&plan, c.x, n, c.out, 0));
-        BCHECK(cudaMemcpy(&plain, c.out, 4, cudaMemcpyDeviceToHost));
-        BCHECK(device_sum_accurate(&plan, c.x, n, c.out, 0));
-        BCHECK(cudaMemcpy(&accurate, c.out, 4, cudaMemcpyDeviceToHost));
+        float (*u)[VARIANTS] = us[CASE_FLOAT_SUM][e];
+        double m[VARIANTS];
+        for (int v = 0; v < VARIANTS; v++) m[v] = median3(u[0][v], u[1][v], u[2][v]);
+        const double ratio = median3(u[0][V_CUB] / u[0][V_WARPRED], u[1][V_CUB] / u[1][V_WARPRED], u[2][V_CUB] / u[2][V_WARPRED]);
+        float plain;
+        double accurate;
+        result_of(&c, V_WARPRED, n, &plain);
+        result_of(&c, V_ACCURATE, n, &accurate);
         const float want = (float)ldexp((double)exact[e], -20);
-        const long long ep = ulps_between(plain, want), ea = ulps_between(accurate, want);
+        const long long ep = wt_ulp_distance(plain, want), ea = wt_ulp_distance((float)accurate, want);
         fprintf(csv, "device_sum,error,warpred,%zu,,%lld,ulp\ndevice_sum,error,warpred accurate,%zu,,%lld,ulp\n", n, ep, n, ea);
         printf("| 2^%-3d | %10.2f | %6.0f | %5.1f%% | %6.2f | %8.0f | %15.2f | %11.2f | %11.1f%% | %10.2f | %15lld | %18lld |\n", e,
-               us[SUM_WARPRED], 4.0 * n / (us[SUM_WARPRED] * 1e3), 100.0 * us[SUM_CEILING] / us[SUM_WARPRED], us[SUM_CUB],
-               4.0 * n / (us[SUM_CUB] * 1e3), us[SUM_CUB] / us[SUM_WARPRED], us[SUM_ACCURATE],
-               100.0 * us[SUM_WARPRED] / us[SUM_ACCURATE], us[SUM_CEILING], ep, ea);
+               m[V_WARPRED], 4.0 * n / (m[V_WARPRED] * 1e3), 100.0 * m[V_CEILING] / m[V_WARPRED], m[V_CUB],
+               4.0 * n / (m[V_CUB] * 1e3), ratio, m[V_ACCURATE], 100.0 * m[V_WARPRED] / m[V_ACCURATE], m[V_CEILING], ep, ea);
     }
     printf("\n");
 
-    /* grid-size sweep below one wave: vectors per thread, warpred and the ceiling */
-    printf("grid sizing: median us per call for vectors per thread = 1, 2, 4 (default), 8\n\n");
-    printf("| N     | warpred 1 | 2      | 4      | 8      | ceiling 1 | 2      | 4      | 8      |\n");
-    printf("|-------|----------:|-------:|-------:|-------:|----------:|-------:|-------:|-------:|\n");
-    for (int e = 14; e <= 24; e += 2) {
-        float t[2][4];
-        for (int k = 0; k < 4; k++) {
-            plan.vectors_per_thread = 1u << k;
-            for (int w = 0; w < 2; w++) {
-                c.variant = w ? SUM_CEILING : SUM_WARPRED;
-                c.n = (size_t)1 << e;
-                t[w][k] = bench_median_ms(sum_once, &c, 5, 101) * 1000.0f;
-                fprintf(csv, "grid_sizing,vectors per thread %d,%s,%zu,%.3f,,us\n", 1 << k, sum_name[c.variant], c.n, t[w][k]);
-            }
+    /* every case against CUB 3.0.1 and the ceiling */
+    printf("device-wide reduce, warpred_device_reduce vs cub::DeviceReduce %d.%d.%d: median us per call (median of %d runs);\n"
+           "ratio = t_CUB / t_warpred, the median of the %d runs' ratios (their range in brackets); %% ceil = t_ceiling / t_warpred\n\n",
+           CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, RUNS, RUNS);
+    printf("| case       | N     | warpred us | CUB us  | ratio | (range)     | ceiling us | %% ceil | result vs CUB |\n");
+    printf("|------------|-------|-----------:|--------:|------:|-------------|-----------:|-------:|---------------|\n");
+    for (int kase = 0; kase < CASES; kase++)
+        for (int e = 10; e <= 30; e += 2) {
+            const size_t n = (size_t)1 << e;
+            float (*u)[VARIANTS] = us[kase][e];
+            double m[V_ACCURATE], r[RUNS];
+            for (int v = 0; v < V_ACCURATE; v++) m[v] = median3(u[0][v], u[1][v], u[2][v]);
+            for (int run = 0; run < RUNS; run++) r[run] = u[run][V_CUB] / u[run][V_WARPRED];
+            const double ratio = median3(r[0], r[1], r[2]);
+            qsort(r, RUNS, sizeof r[0], cmp_double);
+            char check[64];
+            compare_with_cub(&c, kase, n, check, sizeof check);
+            fprintf(csv, "device_sum_ratio,%s,CUB/warpred median of %d,%zu,,%.4f,ratio\n", case_name[kase], RUNS, n, ratio);
+            printf("| %-10s | 2^%-3d | %10.2f | %7.2f | %5.2f | %4.2f..%4.2f  | %10.2f | %5.1f%% | %-13s |\n", case_name[kase], e,
+                   m[V_WARPRED], m[V_CUB], ratio, r[0], r[RUNS - 1], m[V_CEILING], 100.0 * m[V_CEILING] / m[V_WARPRED], check);
         }
-        printf("| 2^%-3d | %9.2f | %6.2f | %6.2f | %6.2f | %9.2f | %6.2f | %6.2f | %6.2f |\n", e, t[0][0], t[0][1], t[0][2],
-               t[0][3], t[1][0], t[1][1], t[1][2], t[1][3]);
-    }
-    plan.vectors_per_thread = DEVICE_SUM_UNROLL;
-    printf("\n");
-    BCHECK(cudaFree(c.x));
+    printf("\n(targets, issue #10: ratio >= 1.0 at every N, >= 1.3 at 2^14..2^22, %% ceil >= 98%% at 2^28 and 2^30)\n\n");
+    BCHECK(cudaFree(c.buf));
     BCHECK(cudaFree(c.out));
     BCHECK(cudaFree(c.cub_temp));
-    device_sum_plan_destroy(&plan);
+    BCHECK(warpred_device_plan_destroy(&plan));
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -363,28 +491,29 @@ static void bench_warp_block(FILE *csv)
     BCHECK(cudaFree(c.out));
 }
 
-/* --profile E: a few calls of each sum variant at N = 2^E and nothing else, for ncu. */
+/* --profile E: a few calls of each device-wide variant at N = 2^E and nothing else, for ncu. */
 static int profile_sum(int e)
 {
-    device_sum_plan plan;
-    BCHECK(device_sum_plan_create(&plan));
+    warpred_device_plan plan;
+    BCHECK(warpred_device_plan_create(&plan, 0, NULL));
     sum_ctx c;
     memset(&c, 0, sizeof c);
     c.plan = &plan;
     c.n = (size_t)1 << e;
-    BCHECK(cudaMalloc(&c.x, MAX_N * sizeof(float)));
-    BCHECK(cudaMalloc(&c.out, sizeof(float)));
-    k_fill<<<4096, 256>>>(c.x, MAX_N);
-    BCHECK(cub::DeviceReduce::Sum(NULL, c.cub_temp_bytes, c.x, c.out, c.n));
+    BCHECK(cudaMalloc(&c.buf, BUF_BYTES));
+    BCHECK(cudaMalloc(&c.out, 8));
+    k_fill<<<4096, 256>>>((float *)c.buf, BUF_BYTES / 4);
+    c.cub_temp_bytes = cub_temp_bytes_needed(c.buf, c.out);
     BCHECK(cudaMalloc(&c.cub_temp, c.cub_temp_bytes));
     for (int r = 0; r < 3; r++)
-        for (c.variant = 0; c.variant < SUM_VARIANTS; c.variant++) sum_once(&c);
+        for (c.kase = 0; c.kase < CASES; c.kase++)
+            for (c.variant = 0; c.variant < (c.kase == CASE_FLOAT_SUM ? VARIANTS : V_ACCURATE); c.variant++) sum_once(&c);
     BCHECK(cudaDeviceSynchronize());
     printf("profiled N = 2^%d\n", e);
-    BCHECK(cudaFree(c.x));
+    BCHECK(cudaFree(c.buf));
     BCHECK(cudaFree(c.out));
     BCHECK(cudaFree(c.cub_temp));
-    device_sum_plan_destroy(&plan);
+    BCHECK(warpred_device_plan_destroy(&plan));
     return 0;
 }
 
@@ -396,7 +525,7 @@ int main(int argc, char **argv)
     BCHECK(cudaGetDeviceProperties(&prop, 0));
     printf("warpred vs CUB %d.%d.%d on %s (%d SMs, %.0f MB L2)\n\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION,
            prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
-    bench_device_sum(csv);
+    bench_device_reduce(csv);
     bench_warp_block(csv);
     fclose(csv);
     return 0;
