@@ -26,42 +26,13 @@
 #include <warpred/device_reduce.cuh>
 #include "../tests/wt_ulp.h"
 #include "bench_util.h"
+#include "bench_device.h"
 
 namespace cg = cooperative_groups;
 
 /* ------------------------------------------------------------------------------------------
    1. device-wide reduce
    ------------------------------------------------------------------------------------------ */
-
-static const size_t BUF_BYTES = (size_t)8 << 30;           /* 2^31 floats, 2^30 doubles */
-static const size_t ROTATE_BELOW_BYTES = (size_t)256 << 20; /* five times the H100's L2 */
-static const int RUNS = 3;                                  /* whole measurements, for the ratio's median */
-
-/* x[i] = k * 2^-20 with k a 20-bit hash of i: exact in float, exactly summable in int64. The
-   int view of the buffer reads these floats' bits, the double view pairs of them: finite,
-   positive values either way (and the timing does not depend on them). */
-__host__ __device__ __forceinline__ unsigned bench_k(size_t i) { return bench_hash((unsigned)i ^ (unsigned)(i >> 32) * 0x9e3779b9u) >> 12; }
-
-__global__ void k_fill(float *x, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        x[i] = (float)bench_k(i) * 0x1p-20f;
-}
-
-/* The ceiling: warpred's grid and load pattern (16-byte loads, four in flight), one add per
-   load, no reduction. */
-__global__ void __launch_bounds__(WARPRED_DEVICE_THREADS) k_read(const float4 *__restrict__ x, size_t nv, float *sink)
-{
-    const size_t g = blockIdx.x * (size_t)blockDim.x + threadIdx.x, G = (size_t)gridDim.x * blockDim.x;
-    float acc = 0;
-    size_t i = g;
-    for (; i + 3 * G < nv; i += 4 * G) {
-        float4 a = __ldg(&x[i]), b = __ldg(&x[i + G]), c = __ldg(&x[i + 2 * G]), d = __ldg(&x[i + 3 * G]);
-        acc += (a.x + b.y) + (c.z + d.w);
-    }
-    for (; i < nv; i += G) acc += __ldg(&x[i]).x;
-    if (acc == -1.0f) *sink = acc; /* never true for this data; keeps the loads alive */
-}
 
 enum { CASE_FLOAT_SUM, CASE_INT_SUM, CASE_FLOAT_MAX, CASE_DOUBLE_SUM, CASES };
 static const char *const case_name[] = {"float sum", "int sum", "float max", "double sum"};
@@ -88,23 +59,10 @@ typedef struct {
     size_t cub_temp_bytes;
 } sum_ctx;
 
-/* One counter for every call of every variant, so that no call reads a chunk that another
-   call (of the same or another variant) read recently: a chunk comes round again only after
-   (8 GiB / bytes) - 1 calls, by then long gone from L2. */
-static size_t g_calls;
-
-static const void *sum_input(sum_ctx *c)
-{
-    const size_t bytes = c->n * case_elem[c->kase];
-    if (bytes >= ROTATE_BELOW_BYTES) return c->buf;
-    const size_t slots = (BUF_BYTES - bytes) / bytes;
-    return c->buf + (g_calls++ % slots) * bytes; /* offsets are multiples of 4 KiB: 16-byte aligned */
-}
-
 static void sum_once(void *p)
 {
     sum_ctx *c = (sum_ctx *)p;
-    const void *x = sum_input(c);
+    const void *x = bench_rotated_input(c->buf, c->n * case_elem[c->kase]);
     const size_t n = c->n;
     if (c->variant == V_CEILING) {
         k_read<<<warpred_device_blocks(c->plan, n, case_elem[c->kase]), WARPRED_DEVICE_THREADS>>>((const float4 *)x,
@@ -148,19 +106,6 @@ static size_t cub_temp_bytes_needed(char *buf, void *out)
         most = bytes > most ? bytes : most;
     }
     return most;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median3(double a, double b, double c)
-{
-    double v[3] = {a, b, c};
-    qsort(v, 3, sizeof v[0], cmp_double);
-    return v[1];
 }
 
 /* Runs variant v once on x[0..n) (the start of the buffer) and copies the 8-byte result back. */

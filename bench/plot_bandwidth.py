@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Plots bandwidth against N for the device-wide float sum from bench_reduce's CSV:
-warpred, warpred accurate, CUB DeviceReduce::Sum and the read ceiling.
+warpred, warpred accurate, CUB DeviceReduce::Sum and the read ceiling; plus CUB 3.6's
+run_to_run and gpu_to_gpu sums from bench_cub36.csv when that file lies beside it (make bench
+CCCL_DIR=...).
 Usage: plot_bandwidth.py bench_reduce.csv out.png"""
 import csv
+import os
 import sys
 
 import matplotlib
@@ -11,23 +14,35 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["bench"] == "device_sum" and r["case"] == "float sum"]
-series = {}
-for r in rows:
-    series.setdefault(r["variant"], []).append((int(r["n"]), float(r["value"])))
+cub36 = os.path.join(os.path.dirname(sys.argv[1]), "bench_cub36.csv")
+if os.path.exists(cub36):
+    rows += [r for r in csv.DictReader(open(cub36))
+             if r["bench"] == "device_sum" and r["case"] == "float sum" and r["variant"].startswith("CUB 3.6")]
+
+
+def medians(key):
+    """variant -> sorted [(n, median over the runs of key)]: the benchmarks write one row per run."""
+    runs = {}
+    for r in rows:
+        runs.setdefault(r["variant"], {}).setdefault(int(r["n"]), []).append(float(r[key]))
+    return {v: sorted((n, sorted(xs)[len(xs) // 2]) for n, xs in by_n.items()) for v, by_n in runs.items()}
+
+
+series = medians("value")
+times = medians("time_us")
 
 fig, (ax, ax_t) = plt.subplots(1, 2, figsize=(13, 5))
 style = {"read ceiling": ("k", "--"), "CUB DeviceReduce::Sum": ("tab:orange", "-"),
-         "warpred": ("tab:blue", "-"), "warpred accurate": ("tab:cyan", ":")}
-times = {}
-for r in rows:
-    times.setdefault(r["variant"], []).append((int(r["n"]), float(r["time_us"])))
-for name in ["read ceiling", "CUB DeviceReduce::Sum", "warpred", "warpred accurate"]:
+         "warpred": ("tab:blue", "-"), "warpred accurate": ("tab:cyan", ":"),
+         "CUB 3.6 DeviceReduce::Sum run_to_run": ("tab:red", "-."),
+         "CUB 3.6 DeviceReduce::Sum gpu_to_gpu": ("tab:purple", "-.")}
+for name in style:
     color, line = style[name]
     if name in series:
-        pts = sorted(series[name])
+        pts = series[name]
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=color, linestyle=line, label=name)
     if name in times:
-        pts = sorted(times[name])
+        pts = times[name]
         ax_t.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=color, linestyle=line, label=name)
 ax.set_xscale("log", base=2)
 ax.set_xlabel("N (float elements)")
