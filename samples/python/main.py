@@ -59,6 +59,7 @@ __global__ void sum_max(const float *x, long long n, float *sum, float *mx)
 TORCH_CUDA = KERNEL_SOURCE + r"""
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAException.h>
 
 std::vector<torch::Tensor> warpred_sum_max(torch::Tensor x, int64_t blocks)
 {
@@ -171,11 +172,12 @@ def run_torch(n, warmups, runs):
         print("python sample: PyTorch sees no usable CUDA GPU, so nothing was run.")
         sys.exit(1)
     props = torch.cuda.get_device_properties(0)
-    blocks = min(-(-n // BLOCK), props.multi_processor_count * (props.max_threads_per_multi_processor // BLOCK))
+    per_sm = getattr(props, "max_threads_per_multi_processor", 2048) // BLOCK
+    blocks = min(-(-n // BLOCK), props.multi_processor_count * per_sm)
     print(f"\nPyTorch {torch.__version__} on {props.name}: building with load_inline (about 30 s the first time)")
     ext = load_inline(name="warpred_sample_sum_max", cpp_sources=[TORCH_CPP], cuda_sources=[TORCH_CUDA],
                       functions=["warpred_sum_max"], extra_include_paths=[REPO_ROOT],
-                      extra_cuda_cflags=["-std=c++17", "-O2"], verbose=False)
+                      extra_cuda_cflags=["-O2"], verbose=False)  # the C++ standard: PyTorch's own
 
     gen = torch.Generator(device="cuda").manual_seed(2024)
     x = torch.rand(n, dtype=torch.float32, device="cuda", generator=gen)
