@@ -107,16 +107,16 @@ static void run_inc(unsigned bins, size_t n)
 static void test_inc_divergent(void **state)
 {
     WT_NEED_GPU(state);
-    run_inc<unsigned>(1, wt_big());
-    run_inc<int>(1, wt_big() / 4);
-    run_inc<unsigned long long>(1, wt_big() / 4);
+    run_inc<unsigned>(1, wt_large_n());
+    run_inc<int>(1, wt_large_n() / 4);
+    run_inc<unsigned long long>(1, wt_large_n() / 4);
 }
 
 static void test_histogram(void **state)
 {
     WT_NEED_GPU(state);
     const unsigned bins[] = {1, 8, 256, 65536};
-    for (int b = 0; b < 4; b++) run_inc<unsigned>(bins[b], wt_big());
+    for (int b = 0; b < 4; b++) run_inc<unsigned>(bins[b], wt_large_n());
 }
 
 /* One group: the lanes of warp w that called with address a. */
@@ -242,7 +242,7 @@ static void run_add_int(unsigned bins, size_t n)
 static void test_add_int_divergent(void **state)
 {
     WT_NEED_GPU(state);
-    const size_t n = wt_big() / 4;
+    const size_t n = wt_large_n() / 4;
     run_add_int<unsigned long long>(1, n);
     run_add_int<long long>(1, n);
     run_add_int<unsigned long long>(8, n);
@@ -294,10 +294,10 @@ static void run_add_float(unsigned bins, size_t n)
 static void test_add_float_divergent(void **state)
 {
     WT_NEED_GPU(state);
-    run_add_float<float>(1, wt_big() / 4);
-    run_add_float<float>(8, wt_big() / 4);
-    run_add_float<double>(1, wt_big() / 4);
-    run_add_float<double>(256, wt_big() / 4);
+    run_add_float<float>(1, wt_large_n() / 4);
+    run_add_float<float>(8, wt_large_n() / 4);
+    run_add_float<double>(1, wt_large_n() / 4);
+    run_add_float<double>(256, wt_large_n() / 4);
 }
 
 /* Aggregation in shared memory: a per-block histogram of 8 bins. */

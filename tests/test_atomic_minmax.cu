@@ -131,7 +131,7 @@ template <typename F, int Op, int Impl>
 static void run_contention(int data, F init)
 {
     typedef wt_type<F> W;
-    const size_t n = wt_big();
+    const size_t n = wt_large_n();
     F *v = (F *)wt_host_alloc(n * sizeof(F)), *ret = (F *)wt_host_alloc(n * sizeof(F)), got;
     fill_values(v, n, data);
     F *d_v = (F *)wt_dev_alloc(n * sizeof(F)), *d_ret = (F *)wt_dev_alloc(n * sizeof(F)), *d_t = (F *)wt_dev_alloc(sizeof(F));

@@ -71,7 +71,7 @@ static inline int wt_quick(void)
 }
 
 /* The element count of the large tests (contention, histograms): 2^24, 2^18 under the sanitizer. */
-static inline size_t wt_big(void) { return wt_quick() ? (size_t)1 << 18 : (size_t)1 << 24; }
+static inline size_t wt_large_n(void) { return wt_quick() ? (size_t)1 << 18 : (size_t)1 << 24; }
 
 /* qsort / bsearch order of uint64_t values. */
 static inline int wt_cmp_u64(const void *a, const void *b)
