@@ -18,11 +18,11 @@
 #include <warpred/grid_reduce.cuh>
 #include "wt_compound.h"
 
-template <int Op> struct wt_argop;
-template <> struct wt_argop<WT_ARGMAX> { typedef warpred_op_argmax type; };
-template <> struct wt_argop<WT_ARGMIN> { typedef warpred_op_argmin type; };
-template <> struct wt_argop<WT_ARGMAX_NUM> { typedef warpred_op_argmax_num type; };
-template <> struct wt_argop<WT_ARGMIN_NUM> { typedef warpred_op_argmin_num type; };
+template <int Op> struct wt_argop_of;
+template <> struct wt_argop_of<WT_ARGMAX> { typedef warpred_op_argmax type; };
+template <> struct wt_argop_of<WT_ARGMIN> { typedef warpred_op_argmin type; };
+template <> struct wt_argop_of<WT_ARGMAX_NUM> { typedef warpred_op_argmax_num type; };
+template <> struct wt_argop_of<WT_ARGMIN_NUM> { typedef warpred_op_argmin_num type; };
 
 /* ------------------------------------------------------------------------------------------
    inputs
@@ -155,13 +155,16 @@ template <typename T, typename I> static const char *pair_name(void)
 template <typename T, typename I>
 static int check_group(int op, const T *v, const I *idx, const int *pos, int k, warpred_arg<T, I> got, char *why, size_t len)
 {
-    T gv[1024];
-    I gi[1024];
+    T *gv = (T *)calloc(k, sizeof(T)); /* calloc: gcc cannot see that k >= 1 */
+    I *gi = (I *)calloc(k, sizeof(I));
     for (int j = 0; j < k; j++) {
         gv[j] = v[pos[j]];
         gi[j] = idx[pos[j]];
     }
-    return wt_arg_matches(gv, gi, wt_arg_pick(op, gv, gi, k), got.value, got.index, why, len);
+    const int ok = wt_arg_matches(gv, gi, wt_arg_pick(op, gv, gi, k), got.value, got.index, why, len);
+    free(gv);
+    free(gi);
+    return ok;
 }
 
 template <typename A> static int same_bits(A a, A b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -220,7 +223,7 @@ static void run_warp_case(int s, int order)
     wt_to_dev(d_v, v, n * sizeof(T));
     wt_to_dev(d_idx, idx, n * sizeof(I));
     wt_to_dev(d_modes, modes, sizeof modes);
-    k_warp<W, T, I, typename wt_argop<OpId>::type><<<NWARPS, 32>>>(d_v, d_idx, d_modes, d_red, d_all);
+    k_warp<W, T, I, typename wt_argop_of<OpId>::type><<<NWARPS, 32>>>(d_v, d_idx, d_modes, d_red, d_all);
     WT_LAUNCHED();
     wt_to_host(red, d_red, n * sizeof(A));
     wt_to_host(all, d_all, n * sizeof(A));
@@ -371,7 +374,7 @@ template <typename T, typename I, int OpId>
 static void run_block(dim3 shape, int blocks, int s, int valid, typename block_kernel<T, I>::type kernel = 0)
 {
     typedef warpred_arg<T, I> A;
-    typedef typename wt_argop<OpId>::type Op;
+    typedef typename wt_argop_of<OpId>::type Op;
     const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
     const size_t n = (size_t)blocks * nthreads;
     T *v = (T *)malloc(n * sizeof(T));
@@ -627,7 +630,7 @@ static void run_grid(int blocks, dim3 shape, int repeats)
             int winners;
             wt_poison(d_out, sizeof(A));
             WT_CUDA(cudaMemset(d_winners, 0, sizeof(int)));
-            k_grid<T, I, typename wt_argop<OpId>::type><<<blocks, shape>>>(d_v, d_idx, scratch, d_out, d_winners);
+            k_grid<T, I, typename wt_argop_of<OpId>::type><<<blocks, shape>>>(d_v, d_idx, scratch, d_out, d_winners);
             WT_LAUNCHED();
             wt_to_host(&got, d_out, sizeof(A));
             wt_to_host(&winners, d_winners, sizeof(int));
@@ -716,12 +719,60 @@ static void test_layouts(void **state)
     assert_true(sizeof(warpred_arg<float, int>) >= 8 && sizeof(warpred_arg<double, int>) >= 12);
 }
 
+/* ------------------------------------------------------------------------------------------
+   the usage snippet from the top of op_argminmax.cuh, verbatim (and its _num variant)
+   ------------------------------------------------------------------------------------------ */
+
+__global__ void row_argmax(const float *x, int cols, int *out)   // one block per row
+{
+    warpred_arg<float, int> best = warpred_op_argmax::identity<warpred_arg<float, int> >();
+    for (int c = threadIdx.x; c < cols; c += blockDim.x)
+        best = warpred_op_argmax()(best, warpred_make_arg(x[blockIdx.x * cols + c], c));
+    best = warpred_block_reduce(best, warpred_op_argmax());
+    if (threadIdx.x == 0) out[blockIdx.x] = best.index;
+}
+
+__global__ void row_argmax_num(const float *x, int cols, int *out)
+{
+    warpred_arg<float, int> best = warpred_op_argmax_num::identity<warpred_arg<float, int> >();
+    for (int c = threadIdx.x; c < cols; c += blockDim.x)
+        best = warpred_op_argmax_num()(best, warpred_make_arg(x[blockIdx.x * cols + c], c));
+    best = warpred_block_reduce(best, warpred_op_argmax_num());
+    if (threadIdx.x == 0) out[blockIdx.x] = best.index;
+}
+
+static void test_doc_snippet(void **state)
+{
+    WT_NEED_GPU(state);
+    const float x[8] = {3, 7, 7, 1, 2, NAN, 5, NAN};
+    float *d_x = (float *)wt_dev_alloc(sizeof x);
+    int *d_out = (int *)wt_dev_alloc(2 * sizeof(int)), out[2];
+    wt_to_dev(d_x, x, sizeof x);
+    const int threads[] = {1, 2, 3, 32, 128};
+    for (int t = 0; t < 5; t++) {
+        wt_poison(d_out, sizeof out);
+        row_argmax<<<2, threads[t]>>>(d_x, 4, d_out);
+        WT_LAUNCHED();
+        wt_to_host(out, d_out, sizeof out);
+        assert_int_equal(out[0], 1);
+        assert_int_equal(out[1], 1);
+        row_argmax_num<<<2, threads[t]>>>(d_x, 4, d_out);
+        WT_LAUNCHED();
+        wt_to_host(out, d_out, sizeof out);
+        assert_int_equal(out[0], 1);
+        assert_int_equal(out[1], 2);
+    }
+    WT_CUDA(cudaFree(d_x));
+    WT_CUDA(cudaFree(d_out));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(wt_compound_self_check),
         cmocka_unit_test(test_layouts),
         cmocka_unit_test(test_identities),
+        cmocka_unit_test(test_doc_snippet),
         cmocka_unit_test(test_warp_float_int),
         cmocka_unit_test(test_warp_double),
         cmocka_unit_test(test_warp_float_long_long),
