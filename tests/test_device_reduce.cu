@@ -619,7 +619,8 @@ static void test_8byte_inputs(void **state)
     }
     wt_to_dev(d_x, x, (n + 1) * sizeof(double));
     const double got = reduce_once(plan, d_x + 1, n, d_d, warpred_op_sum(), warpred_xf_identity());
-    const double tol = sum_depth(plan, n, sizeof(double)) * 0x1p-53 * abs_sum;
+    /* the reference's own error, n roundings of long double at most, is added to the bound */
+    const double tol = (sum_depth(plan, n, sizeof(double)) * 0x1p-53 + (double)n * 0x1p-64) * abs_sum;
     if (fabsl((long double)got - ref) > tol) fail_msg("double sum of %zu random values: got %.17g, expected %.17Lg (bound %.3g)", n, got, ref, tol);
     plan_free(plan);
 }
@@ -673,8 +674,9 @@ static void test_transforms(void **state)
                 count += y[i] > 0.5f;
             }
             const double got_sq = reduce_once(plan, d_y + off[o], n, d_d, warpred_op_sum(), se);
-            /* each square is within u of exact; the sum adds depth roundings of u on top */
-            const double tol = (1 + sum_depth(plan, n, sizeof(float))) * 0x1p-53 * (double)sq;
+            /* each square is within u of exact; the sum adds depth roundings of u on top; the
+               long double reference errs by at most n roundings of its own */
+            const double tol = ((1 + sum_depth(plan, n, sizeof(float))) * 0x1p-53 + (double)n * 0x1p-64) * (double)sq;
             if (fabsl((long double)got_sq - sq) > tol)
                 fail_msg("squared error, n = %zu, offset %zu: got %.17g, expected %.17Lg (bound %.3g)", n, off[o], got_sq, sq, tol);
             const long long got_count = reduce_once(plan, d_y + off[o], n, d_ll, warpred_op_sum(), ca);
