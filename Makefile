@@ -139,7 +139,7 @@ $(BUILD)/alone/%.h.host: warpred/%.h | $(BUILD)/alone
 	$(CC) -std=c99 -Wall -Wextra -Werror -fsyntax-only -I$(CUDA_HOME)/include -x c $<
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I$(CUDA_HOME)/include -x c++ $<
 	@touch $@
-$(BUILD)/alone/%.cuh.host: warpred/%.cuh | $(BUILD)/alone
+$(BUILD)/alone/%.cuh.host: warpred/%.cuh $(HEADERS) | $(BUILD)/alone
 	@if $(CXX) -std=c++17 -fsyntax-only -I. -I$(CUDA_HOME)/include -x c++ $< > $@.log 2>&1; then \
 	  echo "$<: g++ compiled a device header without a word"; exit 1; fi; \
 	if ! grep -m 1 "error" $@.log | grep -q "nvcc or NVRTC"; then \
