@@ -22,8 +22,8 @@
 #                            SAMPLE_NO_SANITIZE_NAME  a reason not to run it under compute-sanitizer
 #                          and add rules of its own.
 #   bench/bench_NAME.cu    a benchmark, $(BUILD)/bench_NAME; `make bench` runs it with one argument,
-#                          the CSV file to write ($(BUILD)/bench_NAME.csv). BENCH_LIBS_NAME: extra
-#                          link flags.
+#                          the CSV file to write ($(BUILD)/bench_NAME.csv). BENCH_FLAGS_NAME /
+#                          BENCH_LIBS_NAME: extra compile / link flags.
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -99,7 +99,7 @@ help:
 	@echo "make install     headers, LICENSE, pkg-config and CMake files under PREFIX (now $(PREFIX)), DESTDIR honoured"
 	@echo "make uninstall   remove what make install put under PREFIX"
 	@echo "make clean       remove $(BUILD)"
-	@echo "variables: ARCHS=\"$(ARCHS)\" JOBS=$(JOBS) CMOCKA_PREFIX=... CUDA_HOME=$(CUDA_HOME) REQUIRE_GPU=1"
+	@echo "variables: ARCHS=\"$(ARCHS)\" JOBS=$(JOBS) CMOCKA_PREFIX=... CUDA_HOME=$(CUDA_HOME) REQUIRE_GPU=1 PREFIX=... DESTDIR=... CCCL_DIR=... NCCL_HOME=..."
 	@echo "samples: $(SAMPLE_NAMES)"
 comma := ,
 
@@ -180,8 +180,12 @@ $(BUILD)/sample_%: samples/%/main.cu | $(BUILD)
 	$(NVCC) $(NVFLAGS) $(DEPFLAGS) $(SAMPLE_FLAGS_$*) $(call gencode,$(ARCHS)) $< -o $@ $(SAMPLE_LIBS_$*)
 
 BENCH_FLAGS = -std=c++17 -O3 -DNDEBUG -lineinfo -I. -Ibench $(WARN)
+# bench_cub36 compares with CUB 3.6: CCCL_DIR=DIR (DIR/cub, DIR/libcudacxx/include, DIR/thrust, as unpacked
+# from ../shared/third_party); without it the program says so and exits 0. (Changing CCCL_DIR does not
+# rebuild it by itself: touch bench/bench_cub36.cu or make clean.)
+BENCH_FLAGS_cub36 = $(if $(CCCL_DIR),-I$(CCCL_DIR)/cub -I$(CCCL_DIR)/libcudacxx/include -I$(CCCL_DIR)/thrust)
 $(BUILD)/bench_%: bench/bench_%.cu | $(BUILD)
-	$(NVCC) $(BENCH_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(BENCH_LIBS_$*)
+	$(NVCC) $(BENCH_FLAGS_$*) $(BENCH_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(BENCH_LIBS_$*)
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/alone/*.d)
 
