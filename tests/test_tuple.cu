@@ -30,7 +30,7 @@ template <> struct wt_opt<WT_XOR> { typedef warpred_op_xor type; };
 template <typename Tup, typename T>
 static int check_member(int m, int op, const Tup *in, T Tup::*mem, const int *pos, int k, T got, char *why, size_t len)
 {
-    T *vals = (T *)malloc(k * sizeof(T));
+    T *vals = (T *)calloc(k, sizeof(T)); /* calloc: gcc cannot see that k >= 1 */
     for (int j = 0; j < k; j++) vals[j] = in[pos[j]].*mem;
     wt_ref<T> ref;
     ref.fold(op, vals, k);
@@ -646,10 +646,41 @@ static void test_helpers_and_identity(void **state)
     WT_CUDA(cudaFree(d_d));
 }
 
+/* The usage snippet from the top of op_tuple.cuh, verbatim. */
+__global__ void summary(const float *x, int n, float *out)   // one block
+{
+    const auto op = warpred_make_op_tuple(warpred_op_sum(), warpred_op_min(), warpred_op_max(),
+                                          warpred_op_sum());
+    const float inf = __int_as_float(0x7f800000);
+    warpred_tuple4<float, float, float, int> acc = warpred_make_tuple(0.0f, inf, -inf, 0);
+    for (int i = threadIdx.x; i < n; i += blockDim.x) acc = op(acc, warpred_make_tuple(x[i], x[i], x[i], 1));
+    acc = warpred_block_reduce(acc, op);
+    if (threadIdx.x == 0) { out[0] = acc.v0; out[1] = acc.v1; out[2] = acc.v2; out[3] = (float)acc.v3; }
+}
+
+static void test_doc_snippet(void **state)
+{
+    WT_NEED_GPU(state);
+    const float x[3] = {4, -1, 2.5f};
+    float *d_x = (float *)wt_dev_alloc(sizeof x), *d_out = (float *)wt_dev_alloc(4 * sizeof(float)), out[4];
+    wt_to_dev(d_x, x, sizeof x);
+    const int threads[] = {1, 2, 3, 64, 100};
+    for (int t = 0; t < 5; t++) {
+        wt_poison(d_out, sizeof out);
+        summary<<<1, threads[t]>>>(d_x, 3, d_out);
+        WT_LAUNCHED();
+        wt_to_host(out, d_out, sizeof out);
+        assert_true(out[0] == 5.5f && out[1] == -1.0f && out[2] == 4.0f && out[3] == 3.0f);
+    }
+    WT_CUDA(cudaFree(d_x));
+    WT_CUDA(cudaFree(d_out));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(wt_compound_self_check),
+        cmocka_unit_test(test_doc_snippet),
         cmocka_unit_test(test_helpers_and_identity),
         cmocka_unit_test(test_warp),
         cmocka_unit_test(test_block),
