@@ -281,11 +281,15 @@ template <typename T, typename F> __device__ __forceinline__ void warpred__visit
                   "warpred_tuple2/3/4, warpred_welford, warpred_softmax)");
 }
 
+struct warpred__no_member_op {
+    template <typename M> __device__ __forceinline__ void operator()(M &) const {}
+};
+
 template <typename T> __device__ __forceinline__ void warpred__check_type(void)
 {
     if constexpr (!warpred__is_scalar<T>::value) {
         T x;
-        warpred__visit(x, [](auto &) {}); /* fails to compile, with the message above, for unsupported types */
+        warpred__visit(x, warpred__no_member_op()); /* fails to compile, with the message above, for unsupported types */
     }
 }
 

@@ -90,6 +90,19 @@ __device__ __forceinline__ unsigned warpred__segment_mask(void)
 
 enum { WARPRED__SHFL_DOWN, WARPRED__SHFL_XOR, WARPRED__SHFL_IDX };
 
+template <int Kind, typename T> __device__ __forceinline__ T warpred__shfl(unsigned mask, T v, int arg, int width);
+
+/* Shuffles one member of a compound value. (A function object, not a lambda: NVRTC compiles
+   no lambdas in device code without -default-device.) */
+template <int Kind> struct warpred__shfl_member {
+    unsigned mask;
+    int arg, width;
+    template <typename M> __device__ __forceinline__ void operator()(M &member) const
+    {
+        member = warpred__shfl<Kind>(mask, member, arg, width);
+    }
+};
+
 template <int Kind, typename T>
 __device__ __forceinline__ T warpred__shfl(unsigned mask, T v, int arg, int width)
 {
@@ -99,7 +112,8 @@ __device__ __forceinline__ T warpred__shfl(unsigned mask, T v, int arg, int widt
         else return __shfl_sync(mask, v, arg, width);
     } else {
         /* all members' shuffles are issued before any is used, so their latencies overlap */
-        warpred__visit(v, [&](auto &member) { member = warpred__shfl<Kind>(mask, member, arg, width); });
+        const warpred__shfl_member<Kind> shuffle = {mask, arg, width};
+        warpred__visit(v, shuffle);
         return v;
     }
 }

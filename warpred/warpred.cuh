@@ -28,6 +28,7 @@
 #include "warp_segmented.cuh"
 #include "block_reduce.cuh"
 #include "grid_reduce.cuh"
+#include "device_reduce.cuh"
 #include "atomic_aggregate.cuh"
 #include "atomic_minmax.cuh"
 #include "atomic_argminmax.cuh"
