@@ -1,13 +1,10 @@
-/* Grid-level reduction and the device-wide sum built on it: grids of 1 to thousands of
-   blocks in 1D/2D/3D, many launches without reset, bitwise determinism, the sample's edge
-   cases (n = 0, 1, 31, 33, 2^20 + 7, misaligned starts, n above 2^31), and the accurate
-   variant's error in ulps, against exact host references. */
+/* Grid-level reduction: grids of 1 to thousands of blocks in 1D/2D/3D, many launches without
+   reset, bitwise determinism, a launch with more blocks than the scratch holds, against exact
+   host references. (The device-wide reduction built on it: tests/test_device_reduce.cu.) */
 #include <warpred/grid_reduce.cuh>
-#include "../samples/device_sum/device_sum.cuh"
 #include "wt_types.h"
-#include "wt_ulp.h"
 
-/* A grid scratch (and below, a device_sum plan) owned by the running test, like the buffers
+/* A grid scratch owned by the running test, like the buffers
    of wt.h: released by wt_teardown if the test fails before freeing it. */
 static void wt_release_scratch(void *p)
 {
@@ -126,162 +123,53 @@ static void test_grid_deterministic(void **state)
     wt_host_free(in);
 }
 
-/* ------------------------------------------------------------------------------------------
-   the device-wide sum of samples/device_sum
-   ------------------------------------------------------------------------------------------ */
-
-/* Values k * 2^-20 with integer k: exact in float, and their sum is exact in int64, so the
-   correctly rounded float sum is known. mixed: k in [-2^20, 2^20), else [0, 2^20). */
-static void fill_exact(float *x, size_t n, int mixed, long long *exact_k)
-{
-    long long s = 0;
-    for (size_t i = 0; i < n; i++) {
-        long long k = (long long)(wt_rand32() >> 12) - (mixed ? (1 << 19) : 0);
-        x[i] = (float)ldexp((double)k, -20);
-        s += k;
-    }
-    *exact_k = s;
-}
-
-static float correctly_rounded(long long k) { return (float)ldexp((double)k, -20); } /* |k| < 2^53: exact double */
-
-static void wt_release_plan(void *p)
-{
-    device_sum_plan_destroy((device_sum_plan *)p);
-    free(p);
-}
-
-static device_sum_plan *wt_plan_new(void)
-{
-    device_sum_plan *plan = (device_sum_plan *)malloc(sizeof *plan);
-    if (plan == NULL) fail_msg("out of host memory");
-    const cudaError_t err = device_sum_plan_create(plan);
-    if (err != cudaSuccess) {
-        free(plan);
-        fail_msg("device_sum_plan_create: %s", cudaGetErrorString(err));
-        return NULL; /* not reached */
-    }
-    return (device_sum_plan *)wt_own(plan, wt_release_plan);
-}
-
-static void wt_plan_free(device_sum_plan *plan)
-{
-    wt_disown(plan);
-    wt_release_plan(plan);
-}
-
-static void test_device_sum_edges(void **state)
+/* More blocks than scratch.capacity: no partial is written (the canary past the partials keeps
+   its bits), *out keeps its poison, no thread returns true, and the host is told through
+   warpred_grid_scratch_status, once; the scratch then works again. Built without NDEBUG here,
+   and the path has no assert, so a release build takes the same path. */
+static void test_grid_overflow_is_reported_not_written(void **state)
 {
     WT_NEED_GPU(state);
-    device_sum_plan *plan = wt_plan_new();
-    const size_t sizes[] = {0, 1, 2, 3, 4, 5, 31, 33, 1000, 4096, 65537, ((size_t)1 << 20) + 7};
-    const size_t max_n = ((size_t)1 << 20) + 7 + 8;
-    float *x = (float *)wt_host_alloc(max_n * sizeof(float)), *d_x = (float *)wt_dev_alloc(max_n * sizeof(float));
-    float *d_out = (float *)wt_dev_alloc(sizeof(float));
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        for (int offset = 0; offset < 4; offset++) { /* misaligned starts: 0, 4, 8, 12 bytes past 16 */
-            const size_t n = sizes[s];
-            long long k;
-            double abs_sum = 0;
-            fill_exact(x, n + offset, 1, &k);
-            k = 0;
-            for (size_t i = 0; i < n; i++) {
-                k += (long long)ldexp((double)x[offset + i], 20);
-                abs_sum += fabs((double)x[offset + i]);
-            }
-            wt_to_dev(d_x, x, (n + offset) * sizeof(float));
-            for (int accurate = 0; accurate < 2; accurate++) {
-                float got;
-                wt_poison(d_out, sizeof(float));
-                WT_CUDA(accurate ? device_sum_accurate(plan, d_x + offset, n, d_out, 0) : device_sum(plan, d_x + offset, n, d_out, 0));
-                WT_LAUNCHED();
-                wt_to_host(&got, d_out, sizeof got);
-                const float want = correctly_rounded(k);
-                /* plain float: no value passes through more than ~64 roundings here (a few
-                   per thread, the vector, block and partial trees), each off by u at most */
-                const double tol = 64 * 0x1p-24 * abs_sum;
-                if (accurate ? wt_ulp_distance(got, want) > 1 : fabs((double)got - (double)want) > tol)
-                    fail_msg("%s n=%zu offset=%d: got %.9g, expected %.9g", accurate ? "accurate" : "plain", n, offset,
-                             (double)got, (double)want);
-            }
-        }
-    }
-    wt_dev_free(d_x);
-    wt_dev_free(d_out);
-    wt_host_free(x);
-    wt_plan_free(plan);
-}
-
-/* Accurate variant within 2 ulp of the correctly rounded sum; both variants bitwise repeatable;
-   the plain variant's error reported. */
-static void test_device_sum_accuracy_and_determinism(void **state)
-{
-    WT_NEED_GPU(state);
-    device_sum_plan *plan = wt_plan_new();
-    const size_t n = wt_quick() ? (size_t)1 << 18 : (size_t)1 << 25;
-    float *x = (float *)wt_host_alloc(n * sizeof(float)), *d_x = (float *)wt_dev_alloc(n * sizeof(float));
-    float *d_out = (float *)wt_dev_alloc(sizeof(float));
-    for (int mixed = 0; mixed < 2; mixed++) {
-        long long k;
-        fill_exact(x, n, mixed, &k);
-        wt_to_dev(d_x, x, n * sizeof(float));
-        const float want = correctly_rounded(k);
-        for (int accurate = 0; accurate < 2; accurate++) {
-            float first = 0, got;
-            for (int r = 0; r < 10; r++) {
-                WT_CUDA(accurate ? device_sum_accurate(plan, d_x, n, d_out, 0) : device_sum(plan, d_x, n, d_out, 0));
-                WT_LAUNCHED();
-                wt_to_host(&got, d_out, sizeof got);
-                if (r == 0) first = got;
-                else if (memcmp(&got, &first, 4) != 0) fail_msg("run %d gave %.9g, run 0 gave %.9g: not deterministic", r, got, first);
-            }
-            const long long ulps = wt_ulp_distance(got, want);
-            printf("[ INFO     ] n=%zu %s data, %s sum: %lld ulp from the correctly rounded sum (rel. error %.2e)\n", n,
-                   mixed ? "mixed-sign" : "positive", accurate ? "accurate" : "plain", ulps,
-                   fabs((double)got - (double)want) / fabs((double)want));
-            if (accurate && ulps > 2) fail_msg("accurate sum is %lld ulp off (limit 2)", ulps);
-        }
-    }
-    wt_dev_free(d_x);
-    wt_dev_free(d_out);
-    wt_host_free(x);
-    wt_plan_free(plan);
-}
-
-__global__ void k_fill_pattern(int *x, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        x[i] = (int)(i % 2001) - 1000 + (int)((i >> 20) & 7);
-}
-
-/* n above 2^31: int data, exact long long sum (8.6 GB of input; skipped under `make sanitize`). */
-static void test_device_sum_above_2_31(void **state)
-{
-    WT_NEED_GPU(state);
-    if (wt_quick()) {
-        printf("[ INFO     ] n > 2^31 case skipped under the sanitizer (8.6 GB; it runs in make test)\n");
-        skip();
-    }
-    const size_t n = ((size_t)1 << 31) + 12345;
-    size_t free_b, total_b;
-    WT_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    if (free_b < n * sizeof(int) + ((size_t)1 << 28)) fail_msg("needs %zu bytes of GPU memory, %zu free", n * sizeof(int), free_b);
-    device_sum_plan *plan = wt_plan_new();
-    int *d_x = (int *)wt_dev_alloc((n + 1) * sizeof(int));
-    long long *d_out = (long long *)wt_dev_alloc(sizeof(long long)), got;
-    k_fill_pattern<<<4096, 256>>>(d_x, n + 1);
+    const unsigned capacity = 8, blocks = 40, threads = 64;
+    /* partials: capacity floats, then a canary region as large as the overflow would write */
+    warpred_grid_scratch *scratch = wt_scratch_new(capacity, sizeof(float));
+    float *region = (float *)wt_dev_alloc((size_t)blocks * sizeof(float));
+    warpred_grid_scratch small = *scratch;
+    small.partials = region; /* partials[0..capacity) are the scratch's; the rest is canary */
+    float *in = (float *)wt_host_alloc((size_t)blocks * threads * sizeof(float));
+    for (size_t i = 0; i < (size_t)blocks * threads; i++) in[i] = 1.0f;
+    float *d_in = (float *)wt_dev_alloc((size_t)blocks * threads * sizeof(float)), *d_out = (float *)wt_dev_alloc(sizeof(float));
+    int *d_winners = (int *)wt_dev_alloc(sizeof(int)), winners;
+    wt_to_dev(d_in, in, (size_t)blocks * threads * sizeof(float));
+    WT_CUDA(cudaMemset(d_winners, 0, sizeof(int)));
+    const char *why = NULL;
+    assert_int_equal(warpred_grid_scratch_status(&small, &why), cudaSuccess);
+    k_grid<float, warpred_op_sum><<<blocks, threads>>>(d_in, small, d_out, d_winners);
     WT_LAUNCHED();
-    for (int offset = 0; offset < 2; offset++) {
-        long long want = 0;
-        for (size_t i = offset; i < n + offset; i++) want += (long long)(i % 2001) - 1000 + (long long)((i >> 20) & 7);
-        WT_CUDA(device_sum_int(plan, d_x + offset, n, d_out, 0));
-        WT_LAUNCHED();
-        wt_to_host(&got, d_out, sizeof got);
-        if (got != want) fail_msg("n=%zu offset %d: got %lld, expected %lld", n, offset, got, want);
-    }
-    wt_dev_free(d_x);
+    unsigned char *seen = (unsigned char *)wt_host_alloc((size_t)blocks * sizeof(float));
+    wt_to_host(seen, region, (size_t)blocks * sizeof(float));
+    for (size_t i = 0; i < (size_t)blocks * sizeof(float); i++)
+        if (seen[i] != WT_POISON) fail_msg("byte %zu of the partials region was written by an overflowing launch", i);
+    float out;
+    wt_to_host(&out, d_out, sizeof out);
+    assert_true(wt_is_poison(out));
+    wt_to_host(&winners, d_winners, sizeof winners);
+    assert_int_equal(winners, 0);
+    assert_int_equal(warpred_grid_scratch_status(&small, &why), cudaErrorInvalidValue);
+    assert_non_null(strstr(why, "capacity"));
+    assert_int_equal(warpred_grid_scratch_status(&small, &why), cudaSuccess); /* reported once */
+    /* a launch that fits still works on the same counter */
+    k_grid<float, warpred_op_sum><<<capacity, threads>>>(d_in, small, d_out, d_winners);
+    WT_LAUNCHED();
+    wt_to_host(&out, d_out, sizeof out);
+    assert_true(out == (float)(capacity * threads));
+    wt_scratch_free(scratch);
+    wt_dev_free(region);
+    wt_dev_free(d_in);
     wt_dev_free(d_out);
-    wt_plan_free(plan);
+    wt_dev_free(d_winners);
+    wt_host_free(in);
+    wt_host_free(seen);
 }
 
 /* Host-side argument checks: run without a GPU too. */
@@ -341,9 +229,7 @@ int main(void)
         WT_TEST(test_grid_shapes),
         WT_TEST(test_grid_many_launches_no_reset),
         WT_TEST(test_grid_deterministic),
-        WT_TEST(test_device_sum_edges),
-        WT_TEST(test_device_sum_accuracy_and_determinism),
-        WT_TEST(test_device_sum_above_2_31),
+        WT_TEST(test_grid_overflow_is_reported_not_written),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }
