@@ -46,7 +46,7 @@ template <typename F>
 static int check_welford(const F *x, const unsigned char *present, const int *pos, int k, warpred_welford<F> got, char *why,
                          size_t len)
 {
-    F *vals = (F *)malloc((k ? k : 1) * sizeof(F));
+    F *vals = (F *)calloc(k ? k : 1, sizeof(F));
     long long m = 0;
     for (int j = 0; j < k; j++)
         if (!present || present[pos[j]]) vals[m++] = x[pos[j]];
@@ -462,7 +462,7 @@ static warpred_welford<F> run_grid(int blocks, dim3 shape, const F *x, const uns
         fail_msg("scratch: %s", why_scratch);
     F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
     unsigned char *d_present = (unsigned char *)wt_dev_alloc(n);
-    Wf *d_out = (Wf *)wt_dev_alloc(sizeof(Wf)), got, first;
+    Wf *d_out = (Wf *)wt_dev_alloc(sizeof(Wf)), got = Wf(), first = Wf();
     wt_to_dev(d_x, x, n * sizeof(F));
     wt_to_dev(d_present, present, n);
     for (int r = 0; r < repeats; r++) {
@@ -606,12 +606,55 @@ static void test_finishing_helpers_device(void **state)
     run_finish<double>();
 }
 
+/* The usage snippet from the top of op_welford.cuh, verbatim. */
+__global__ void row_stats(const float *x, int cols, float *mean, float *var)  // a block per row
+{
+    warpred_welford<float> w = warpred_welford_empty<float>();
+    for (int c = threadIdx.x; c < cols; c += blockDim.x)
+        w = warpred_op_welford()(w, warpred_welford_of(x[blockIdx.x * cols + c]));
+    w = warpred_block_reduce(w, warpred_op_welford());
+    if (threadIdx.x == 0) {
+        mean[blockIdx.x] = warpred_welford_mean(w);
+        var[blockIdx.x] = warpred_welford_var_pop(w);
+    }
+}
+
+static void test_doc_snippet(void **state)
+{
+    WT_NEED_GPU(state);
+    const float x[3] = {10000.25f, 10000.5f, 10000.75f};
+    float *d_x = (float *)wt_dev_alloc(sizeof x), *d_mean = (float *)wt_dev_alloc(sizeof(float)), *d_var = (float *)wt_dev_alloc(sizeof(float));
+    wt_to_dev(d_x, x, sizeof x);
+    const int threads[] = {1, 2, 3, 32, 64};
+    for (int t = 0; t < 5; t++) {
+        float mean, var;
+        wt_poison(d_mean, sizeof(float));
+        wt_poison(d_var, sizeof(float));
+        row_stats<<<1, threads[t]>>>(d_x, 3, d_mean, d_var);
+        WT_LAUNCHED();
+        wt_to_host(&mean, d_mean, sizeof mean);
+        wt_to_host(&var, d_var, sizeof var);
+        if (mean != 10000.5f || fabs(var - 0.125 / 3) > 1e-6)
+            fail_msg("snippet with %d threads: mean %.9g var %.9g, expected 10000.5 and 0.0416667", threads[t], mean, var);
+        /* the naive formula in float, for contrast (printed once) */
+        if (t == 0) {
+            float s = 0, q = 0;
+            for (int i = 0; i < 3; i++) s += x[i], q += x[i] * x[i];
+            printf("[ INFO     ] snippet row: Welford var %.9g; naive float E[x^2]-E[x]^2 %.9g\n", var, q / 3 - (s / 3) * (s / 3));
+        }
+    }
+    WT_CUDA(cudaFree(d_x));
+    WT_CUDA(cudaFree(d_mean));
+    WT_CUDA(cudaFree(d_var));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(wt_compound_self_check),
         cmocka_unit_test(test_finishing_helpers_host),
         cmocka_unit_test(test_finishing_helpers_device),
+        cmocka_unit_test(test_doc_snippet),
         cmocka_unit_test(test_warp_float),
         cmocka_unit_test(test_warp_double),
         cmocka_unit_test(test_block_every_size),
