@@ -1,0 +1,495 @@
+/* The online softmax pair (op_softmax.cuh): (max, sum of exp(x - max)) through the warp, block
+   and grid reductions, float and double, against a long double reference (wt_compound.h):
+   random rows, rows containing -inf, rows of only -inf (must give exactly (-inf, 0), never NaN),
+   rows with +inf (max +inf, sum = the number of +inf inputs), rows with NaN (max the canonical
+   NaN, sum NaN), partial warps and _valid blocks. */
+#include <warpred/op_softmax.cuh>
+#include <warpred/warp_reduce.cuh>
+#include <warpred/block_reduce.cuh>
+#include <warpred/grid_reduce.cuh>
+#include "wt_compound.h"
+
+enum {
+    R_RANDOM,   /* U(-20, 20) */
+    R_SOME_NINF,/* random with a third of the entries -inf */
+    R_ALL_NINF, /* -inf everywhere */
+    R_PINF,     /* random with one or a few +inf */
+    R_NAN,      /* random with a NaN (and sometimes +-inf too) */
+    R_WIDE,     /* values spread over [-80, 80] (float exp underflows for many terms) */
+    R_COUNT
+};
+static const char *const r_name[] = {"random", "some -inf", "all -inf", "+inf", "NaN", "wide"};
+
+static const double RANGE = 20, WIDE = 80;
+
+template <typename F> static void fill_row(F *x, size_t n, int kind)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (F)((wt_rand_unit() * 2 - 1) * (kind == R_WIDE ? WIDE : RANGE));
+        if (kind == R_ALL_NINF || (kind == R_SOME_NINF && wt_rand_below(3) == 0)) x[i] = (F)-INFINITY;
+        if (kind == R_PINF && wt_rand_below(16) == 0) x[i] = (F)INFINITY;
+        if (kind == R_NAN && wt_rand_below(16) == 0) x[i] = wt_rand_below(4) ? (F)NAN : (F)(wt_rand_below(2) ? INFINITY : -INFINITY);
+        if (kind == R_NAN && wt_rand_below(32) == 0) x[i] = wt_nan_with<F>(wt_rand64(), wt_rand_below(2));
+    }
+}
+
+template <typename F> static double unit_roundoff(void) { return sizeof(F) == 4 ? 0x1p-24 : 0x1p-53; }
+template <typename F> static const char *fname(void) { return sizeof(F) == 4 ? "float" : "double"; }
+
+/* Checks (max, sum) against the inputs x[pos[0..k-1]]. */
+template <typename F>
+static int check_softmax(const F *x, const int *pos, int k, warpred_softmax<F> got, char *why, size_t len)
+{
+    F *row = (F *)calloc(k, sizeof(F)); /* calloc: gcc cannot see that k >= 1 */
+    double lo = INFINITY;
+    for (int j = 0; j < k; j++) {
+        row[j] = x[pos[j]];
+        if (isfinite((double)row[j]) && (double)row[j] < lo) lo = (double)row[j];
+    }
+    const wt_softmax_ref ref = wt_softmax_model(row, k);
+    const double gm = (double)got.max, gs = (double)got.sum;
+    int ok = 1;
+    if (ref.has_nan) {
+        if (k == 1) { /* a single value comes back as softmax_of made it: NaN max, its own sum */
+            ok = isnan(gm);
+        } else {
+            ok = wt_type<F>::bits(got.max) == wt_type<F>::nan_bits() && isnan(gs);
+        }
+        if (!ok) snprintf(why, len, "NaN input: got (%g [bits %llx], %g), expected (canonical NaN, NaN)", gm,
+                          (unsigned long long)wt_type<F>::bits(got.max), gs);
+    } else if (ref.pinf) {
+        ok = gm == INFINITY && gs == (double)ref.pinf;
+        if (!ok) snprintf(why, len, "%d +inf inputs: got (%g, %.17g), expected (+inf, %d)", ref.pinf, gm, gs, ref.pinf);
+    } else if (ref.max == -INFINITY) {
+        ok = gm == -INFINITY && gs == 0;
+        if (!ok) snprintf(why, len, "only -inf inputs: got (%g, %g), expected (-inf, 0)", gm, gs);
+    } else {
+        const double range = ref.max - lo;
+        const double tol = wt_softmax_sum_tol(unit_roundoff<F>(), range < 200 ? range : 200, k);
+        ok = gm == ref.max && fabs(gs - ref.sum) <= tol * ref.sum;
+        if (!ok) snprintf(why, len, "%d values: got (%.9g, %.17g), expected (%.9g, %.17g) (sum tolerance %.3g relative)", k, gm, gs,
+                          ref.max, ref.sum, tol);
+    }
+    free(row);
+    return ok;
+}
+
+template <typename F> static int same_softmax(warpred_softmax<F> a, warpred_softmax<F> b)
+{
+    return wt_type<F>::bits(a.max) == wt_type<F>::bits(b.max) && wt_type<F>::bits(a.sum) == wt_type<F>::bits(b.sum);
+}
+
+/* ------------------------------------------------------------------------------------------
+   softmax_of and the merge rules on single pairs
+   ------------------------------------------------------------------------------------------ */
+
+/* out[0..5]: softmax_of(3), of(-inf), of(+inf); op on (-inf,0)x(-inf,0); op on (1,1)x(-inf,0);
+   op on (+inf,1)x(+inf,1); the identity */
+template <typename F> __global__ void k_rules(warpred_softmax<F> *out)
+{
+    const F inf = (F)INFINITY;
+    const warpred_softmax<F> e = warpred_softmax_of(-inf);
+    out[0] = warpred_softmax_of((F)3);
+    out[1] = e;
+    out[2] = warpred_softmax_of(inf);
+    out[3] = warpred_op_softmax()(e, e);
+    out[4] = warpred_op_softmax()(warpred_softmax_of((F)1), e);
+    out[5] = warpred_op_softmax()(warpred_softmax_of(inf), warpred_softmax_of(inf));
+    out[6] = warpred_op_softmax::identity<warpred_softmax<F> >();
+    out[7] = warpred_op_softmax()(warpred_softmax_of((F)2), warpred_softmax_of((F)NAN));
+}
+
+template <typename F> static void run_rules(void)
+{
+    warpred_softmax<F> out[8], *d = (warpred_softmax<F> *)wt_dev_alloc(sizeof out);
+    k_rules<F><<<1, 1>>>(d);
+    WT_LAUNCHED();
+    wt_to_host(out, d, sizeof out);
+    WT_CUDA(cudaFree(d));
+    assert_true(out[0].max == (F)3 && out[0].sum == (F)1);
+    assert_true(out[1].max == (F)-INFINITY && out[1].sum == 0 && !isnan((double)out[1].sum));
+    assert_true(out[2].max == (F)INFINITY && out[2].sum == (F)1);
+    assert_true(out[3].max == (F)-INFINITY && out[3].sum == 0 && !isnan((double)out[3].sum));
+    assert_true(out[4].max == (F)1 && out[4].sum == (F)1);
+    assert_true(out[5].max == (F)INFINITY && out[5].sum == (F)2);
+    assert_true(out[6].max == (F)-INFINITY && out[6].sum == 0);
+    assert_true(wt_type<F>::bits(out[7].max) == wt_type<F>::nan_bits() && isnan((double)out[7].sum));
+}
+
+static void test_rules(void **state)
+{
+    WT_NEED_GPU(state);
+    run_rules<float>();
+    run_rules<double>();
+}
+
+/* ------------------------------------------------------------------------------------------
+   warp level
+   ------------------------------------------------------------------------------------------ */
+
+enum { WT_FULL = 0, WT_EVEN = -1 };
+
+template <int W, typename F>
+__global__ void k_warp(const F *x, const int *modes, warpred_softmax<F> *red, warpred_softmax<F> *all)
+{
+    const int i = blockIdx.x * 32 + threadIdx.x, lane = threadIdx.x, mode = modes[blockIdx.x];
+    const warpred_softmax<F> p = warpred_softmax_of(x[i]);
+    if (mode == WT_FULL || (mode == WT_EVEN && (lane / W) % 2 == 0)) {
+        red[i] = warpred_warp_reduce<W>(p, warpred_op_softmax());
+        all[i] = warpred_warp_allreduce<W>(p, warpred_op_softmax());
+    } else if (mode > 0 && lane < mode) {
+        red[i] = warpred_warp_reduce_partial<W>(p, warpred_op_softmax(), mode);
+        all[i] = warpred_warp_allreduce_partial<W>(p, warpred_op_softmax(), mode);
+    }
+}
+
+static int lane_calls(int mode, int W, int lane)
+{
+    if (mode == WT_FULL) return 1;
+    if (mode == WT_EVEN) return (lane / W) % 2 == 0;
+    return lane < mode;
+}
+
+template <int W, typename F> static void run_warp(int kind)
+{
+    typedef warpred_softmax<F> S;
+    enum { NWARPS = 8 + 4 + 32 };
+    int modes[NWARPS];
+    for (int b = 0; b < NWARPS; b++) modes[b] = b < 8 ? WT_FULL : b < 12 ? WT_EVEN : b - 11;
+    const size_t n = NWARPS * 32;
+    F *x = (F *)malloc(n * sizeof(F));
+    S *red = (S *)malloc(n * sizeof(S)), *all = (S *)malloc(n * sizeof(S));
+    fill_row(x, n, kind);
+    F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
+    S *d_red = (S *)wt_dev_alloc(n * sizeof(S)), *d_all = (S *)wt_dev_alloc(n * sizeof(S));
+    int *d_modes = (int *)wt_dev_alloc(sizeof modes);
+    wt_to_dev(d_x, x, n * sizeof(F));
+    wt_to_dev(d_modes, modes, sizeof modes);
+    k_warp<W, F><<<NWARPS, 32>>>(d_x, d_modes, d_red, d_all);
+    WT_LAUNCHED();
+    wt_to_host(red, d_red, n * sizeof(S));
+    wt_to_host(all, d_all, n * sizeof(S));
+    for (int b = 0; b < NWARPS; b++)
+        for (int seg = 0; seg < 32; seg += W) {
+            int pos[32], k = 0;
+            for (int l = seg; l < seg + W; l++) {
+                if (lane_calls(modes[b], W, l)) pos[k++] = b * 32 + l;
+                else if (!wt_is_poison(red[b * 32 + l]) || !wt_is_poison(all[b * 32 + l]))
+                    fail_msg("softmax %s width %d mode %d: lane %d did not call but was written", fname<F>(), W, modes[b], l);
+            }
+            if (k == 0) continue;
+            char why[400];
+            if (!check_softmax(x, pos, k, red[pos[0]], why, sizeof why))
+                fail_msg("softmax %s width %d, warp mode %d, %s rows, reduce of segment at lane %d: %s", fname<F>(), W, modes[b],
+                         r_name[kind], seg, why);
+            for (int j = 0; j < k; j++)
+                if (!same_softmax(all[pos[j]], all[pos[0]]) || !check_softmax(x, pos, k, all[pos[j]], why, sizeof why))
+                    fail_msg("softmax %s width %d, warp mode %d, %s rows, allreduce lane %d: %s (or differs from the first lane)",
+                             fname<F>(), W, modes[b], r_name[kind], pos[j] % 32, why);
+        }
+    WT_CUDA(cudaFree(d_x));
+    WT_CUDA(cudaFree(d_red));
+    WT_CUDA(cudaFree(d_all));
+    WT_CUDA(cudaFree(d_modes));
+    free(x);
+    free(red);
+    free(all);
+}
+
+static void test_warp(void **state)
+{
+    WT_NEED_GPU(state);
+    for (int kind = 0; kind < R_COUNT; kind++) {
+        for (int rep = 0; rep < 2; rep++) {
+            run_warp<1, float>(kind);
+            run_warp<2, float>(kind);
+            run_warp<8, float>(kind);
+            run_warp<32, float>(kind);
+        }
+        run_warp<4, double>(kind);
+        run_warp<32, double>(kind);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+   block level
+   ------------------------------------------------------------------------------------------ */
+
+template <typename F>
+__global__ void k_block(const F *x, int valid, warpred_softmax<F> *red, warpred_softmax<F> *all)
+{
+    const int nthreads = blockDim.x * blockDim.y * blockDim.z;
+    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const int i = blockIdx.x * nthreads + tid;
+    const warpred_softmax<F> p = warpred_softmax_of(x[i]);
+    warpred_softmax<F> r, s;
+    if (valid > 0) {
+        r = warpred_block_reduce_valid(p, warpred_op_softmax(), valid);
+        s = warpred_block_allreduce_valid(p, warpred_op_softmax(), valid);
+    } else {
+        r = warpred_block_reduce(p, warpred_op_softmax());
+        s = warpred_block_allreduce(p, warpred_op_softmax());
+    }
+    if (tid == 0) red[blockIdx.x] = r;
+    all[i] = s;
+}
+
+template <int BT, typename F>
+__global__ void k_block_static(const F *x, int valid, warpred_softmax<F> *red, warpred_softmax<F> *all)
+{
+    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const int i = blockIdx.x * BT + tid;
+    const warpred_softmax<F> p = warpred_softmax_of(x[i]);
+    warpred_softmax<F> r, s;
+    if (valid > 0) {
+        r = warpred_block_reduce_valid<BT>(p, warpred_op_softmax(), valid);
+        s = warpred_block_allreduce_valid<BT>(p, warpred_op_softmax(), valid);
+    } else {
+        r = warpred_block_reduce<BT>(p, warpred_op_softmax());
+        s = warpred_block_allreduce<BT>(p, warpred_op_softmax());
+    }
+    if (tid == 0) red[blockIdx.x] = r;
+    all[i] = s;
+}
+
+/* valid > 0: the inputs past the first `valid` are NaN: counting one shows. */
+template <typename F>
+static void run_block(dim3 shape, int blocks, int kind, int valid, void (*kernel)(const F *, int, warpred_softmax<F> *, warpred_softmax<F> *) = 0)
+{
+    typedef warpred_softmax<F> S;
+    const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
+    const size_t n = (size_t)blocks * nthreads;
+    F *x = (F *)malloc(n * sizeof(F));
+    S *red = (S *)malloc(blocks * sizeof(S)), *all = (S *)malloc(n * sizeof(S));
+    fill_row(x, n, kind);
+    for (size_t i = 0; i < n; i++)
+        if ((int)(i % nthreads) >= counted) x[i] = (F)NAN;
+    F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
+    S *d_red = (S *)wt_dev_alloc(blocks * sizeof(S)), *d_all = (S *)wt_dev_alloc(n * sizeof(S));
+    wt_to_dev(d_x, x, n * sizeof(F));
+    if (kernel) kernel<<<blocks, shape>>>(d_x, valid, d_red, d_all);
+    else k_block<F><<<blocks, shape>>>(d_x, valid, d_red, d_all);
+    WT_LAUNCHED();
+    wt_to_host(red, d_red, blocks * sizeof(S));
+    wt_to_host(all, d_all, n * sizeof(S));
+    int *pos = (int *)malloc(counted * sizeof(int));
+    for (int b = 0; b < blocks; b++) {
+        for (int t = 0; t < counted; t++) pos[t] = b * nthreads + t;
+        char why[400];
+        if (!check_softmax(x, pos, counted, red[b], why, sizeof why))
+            fail_msg("softmax %s block (%u,%u,%u) #%d, %s rows, first %d values, reduce: %s", fname<F>(), shape.x, shape.y, shape.z,
+                     b, r_name[kind], counted, why);
+        for (int t = 0; t < nthreads; t++) {
+            const S got = all[(size_t)b * nthreads + t];
+            if (!same_softmax(got, all[(size_t)b * nthreads]) || !check_softmax(x, pos, counted, got, why, sizeof why))
+                fail_msg("softmax %s block (%u,%u,%u) #%d, %s rows, allreduce thread %d: %s (or differs from thread 0)", fname<F>(),
+                         shape.x, shape.y, shape.z, b, r_name[kind], t, why);
+        }
+    }
+    free(pos);
+    WT_CUDA(cudaFree(d_x));
+    WT_CUDA(cudaFree(d_red));
+    WT_CUDA(cudaFree(d_all));
+    free(x);
+    free(red);
+    free(all);
+}
+
+static const dim3 wt_shapes[] = {dim3(1), dim3(2), dim3(17), dim3(32), dim3(33), dim3(96), dim3(255), dim3(1000), dim3(1024),
+                                 dim3(7, 5, 3), dim3(33, 31), dim3(10, 10, 10), dim3(1, 1, 64)};
+enum { NSHAPES = sizeof wt_shapes / sizeof wt_shapes[0] };
+
+template <typename F> static void run_block_shapes(void)
+{
+    for (int s = 0; s < NSHAPES; s++) {
+        const int nthreads = wt_shapes[s].x * wt_shapes[s].y * wt_shapes[s].z;
+        for (int kind = 0; kind < R_COUNT; kind++) run_block<F>(wt_shapes[s], 3, kind, 0);
+        const int valid[] = {1, nthreads / 2 + 1, nthreads > 1 ? nthreads - 1 : 1};
+        for (int k = 0; k < 3; k++) run_block<F>(wt_shapes[s], 3, k == 1 ? R_SOME_NINF : R_RANDOM, valid[k]);
+    }
+}
+
+static void test_block(void **state)
+{
+    WT_NEED_GPU(state);
+    run_block_shapes<float>();
+    run_block_shapes<double>();
+    for (int n = 1; n <= 1024; n += wt_quick() ? 97 : 13) run_block<float>(dim3(n), 2, n % R_COUNT, 0);
+}
+
+static void test_block_static(void **state)
+{
+    WT_NEED_GPU(state);
+    for (int kind = 0; kind < R_COUNT; kind++) {
+        run_block<float>(dim3(256), 3, kind, 0, k_block_static<256, float>);
+        run_block<float>(dim3(7, 5, 3), 3, kind, 0, k_block_static<105, float>);
+        run_block<double>(dim3(1024), 2, kind, 0, k_block_static<1024, double>);
+    }
+    run_block<float>(dim3(256), 3, R_SOME_NINF, 200, k_block_static<256, float>);
+}
+
+/* Two softmax reductions and a max back to back with no caller barrier. */
+__global__ void k_back_to_back(const float *x, const double *y, warpred_softmax<float> *o1, warpred_softmax<double> *o2, float *o3)
+{
+    const int n = blockDim.x * blockDim.y * blockDim.z;
+    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const int i = blockIdx.x * n + tid;
+    warpred_softmax<float> a = warpred_block_allreduce(warpred_softmax_of(x[i]), warpred_op_softmax());
+    warpred_softmax<double> b = warpred_block_reduce(warpred_softmax_of(y[i]), warpred_op_softmax());
+    float c = warpred_block_reduce(x[i], warpred_op_max());
+    if (tid == 0) {
+        o2[blockIdx.x] = b;
+        o3[blockIdx.x] = c;
+    }
+    if (tid == n - 1) o1[blockIdx.x] = a;
+}
+
+static void test_block_back_to_back(void **state)
+{
+    WT_NEED_GPU(state);
+    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64), dim3(33), dim3(32), dim3(5), dim3(7, 5, 3)};
+    enum { BLOCKS = 4 };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int n = shapes[s].x * shapes[s].y * shapes[s].z;
+        const size_t count = (size_t)BLOCKS * n;
+        float *x = (float *)malloc(count * sizeof(float));
+        double *y = (double *)malloc(count * sizeof(double));
+        fill_row(x, count, R_SOME_NINF);
+        fill_row(y, count, R_RANDOM);
+        float *d_x = (float *)wt_dev_alloc(count * sizeof(float)), *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
+        double *d_y = (double *)wt_dev_alloc(count * sizeof(double));
+        warpred_softmax<float> *d_o1 = (warpred_softmax<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<float>));
+        warpred_softmax<double> *d_o2 = (warpred_softmax<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<double>));
+        wt_to_dev(d_x, x, count * sizeof(float));
+        wt_to_dev(d_y, y, count * sizeof(double));
+        k_back_to_back<<<BLOCKS, shapes[s]>>>(d_x, d_y, d_o1, d_o2, d_o3);
+        WT_LAUNCHED();
+        warpred_softmax<float> o1[BLOCKS];
+        warpred_softmax<double> o2[BLOCKS];
+        float o3[BLOCKS];
+        wt_to_host(o1, d_o1, sizeof o1);
+        wt_to_host(o2, d_o2, sizeof o2);
+        wt_to_host(o3, d_o3, sizeof o3);
+        int *pos = (int *)malloc(n * sizeof(int));
+        for (int b = 0; b < BLOCKS; b++) {
+            char why[400];
+            for (int t = 0; t < n; t++) pos[t] = b * n + t;
+            if (!check_softmax(x, pos, n, o1[b], why, sizeof why)) fail_msg("back to back #1, block size %d: %s", n, why);
+            if (!check_softmax(y, pos, n, o2[b], why, sizeof why)) fail_msg("back to back #2, block size %d: %s", n, why);
+            wt_ref<float> ref;
+            ref.fold(WT_MAX, x + (size_t)b * n, n);
+            if (!ref.matches(WT_MAX, o3[b], n, why, sizeof why)) fail_msg("back to back #3 (float max), block size %d: %s", n, why);
+        }
+        free(pos);
+        free(x);
+        free(y);
+        WT_CUDA(cudaFree(d_x));
+        WT_CUDA(cudaFree(d_y));
+        WT_CUDA(cudaFree(d_o1));
+        WT_CUDA(cudaFree(d_o2));
+        WT_CUDA(cudaFree(d_o3));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+   grid level
+   ------------------------------------------------------------------------------------------ */
+
+template <typename F>
+__global__ void k_grid(const F *x, warpred_grid_scratch scratch, warpred_softmax<F> *out)
+{
+    const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    warpred_grid_reduce(warpred_softmax_of(x[(size_t)blockIdx.x * nthreads + tid]), warpred_op_softmax(), scratch, out);
+}
+
+template <typename F> static void run_grid(int blocks, dim3 shape, int kind)
+{
+    typedef warpred_softmax<F> S;
+    const int nthreads = shape.x * shape.y * shape.z;
+    const size_t n = (size_t)blocks * nthreads;
+    warpred_grid_scratch scratch;
+    const char *why_scratch;
+    if (warpred_grid_scratch_create(&scratch, (unsigned)blocks, sizeof(S), &why_scratch) != cudaSuccess) fail_msg("scratch: %s", why_scratch);
+    F *x = (F *)malloc(n * sizeof(F)), *d_x = (F *)wt_dev_alloc(n * sizeof(F));
+    S *d_out = (S *)wt_dev_alloc(sizeof(S)), got = S(), first = S();
+    int *pos = (int *)malloc(n * sizeof(int));
+    for (size_t i = 0; i < n; i++) pos[i] = (int)i;
+    fill_row(x, n, kind);
+    wt_to_dev(d_x, x, n * sizeof(F));
+    for (int r = 0; r < 3; r++) {
+        wt_poison(d_out, sizeof(S));
+        k_grid<F><<<blocks, shape>>>(d_x, scratch, d_out);
+        WT_LAUNCHED();
+        wt_to_host(&got, d_out, sizeof(S));
+        char why[400];
+        if (!check_softmax(x, pos, (int)n, got, why, sizeof why))
+            fail_msg("softmax %s grid of %d x (%u,%u,%u), %s rows, run %d: %s", fname<F>(), blocks, shape.x, shape.y, shape.z,
+                     r_name[kind], r, why);
+        if (r == 0) first = got;
+        else if (!same_softmax(got, first)) fail_msg("softmax grid of %d blocks: run %d differs from run 0", blocks, r);
+    }
+    WT_CUDA(warpred_grid_scratch_destroy(&scratch));
+    WT_CUDA(cudaFree(d_x));
+    WT_CUDA(cudaFree(d_out));
+    free(x);
+    free(pos);
+}
+
+static void test_grid(void **state)
+{
+    WT_NEED_GPU(state);
+    const int blocks[] = {1, 2, 7, 132, 300, 2000};
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
+        for (int kind = 0; kind < R_COUNT; kind++) {
+            run_grid<float>(blocks[b], dim3(128), kind);
+            if (kind != R_NAN || b % 2) run_grid<double>(blocks[b], dim3(3, 11), kind);
+        }
+}
+
+/* The usage snippet from the top of op_softmax.cuh, verbatim. */
+__global__ void softmax_rows(const float *x, int cols, float *y)   // one block per row
+{
+    const float *row = x + (size_t)blockIdx.x * cols;
+    warpred_softmax<float> p = warpred_op_softmax::identity<warpred_softmax<float> >();
+    for (int c = threadIdx.x; c < cols; c += blockDim.x)
+        p = warpred_op_softmax()(p, warpred_softmax_of(row[c]));
+    p = warpred_block_allreduce(p, warpred_op_softmax());
+    for (int c = threadIdx.x; c < cols; c += blockDim.x)
+        y[(size_t)blockIdx.x * cols + c] = expf(row[c] - p.max) / p.sum;
+}
+
+static void test_doc_snippet(void **state)
+{
+    WT_NEED_GPU(state);
+    const float x[3] = {1, 2, 3};
+    const double want[3] = {0.0900306, 0.244728, 0.665241};
+    float *d_x = (float *)wt_dev_alloc(sizeof x), *d_y = (float *)wt_dev_alloc(sizeof x), y[3];
+    wt_to_dev(d_x, x, sizeof x);
+    const int threads[] = {1, 2, 3, 32, 96};
+    for (int t = 0; t < 5; t++) {
+        wt_poison(d_y, sizeof y);
+        softmax_rows<<<1, threads[t]>>>(d_x, 3, d_y);
+        WT_LAUNCHED();
+        wt_to_host(y, d_y, sizeof y);
+        for (int c = 0; c < 3; c++)
+            if (fabs(y[c] - want[c]) > 1e-6) fail_msg("snippet with %d threads: y[%d] = %.9g, expected %.9g", threads[t], c, y[c], want[c]);
+    }
+    WT_CUDA(cudaFree(d_x));
+    WT_CUDA(cudaFree(d_y));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(wt_compound_self_check),
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_doc_snippet),
+        cmocka_unit_test(test_warp),
+        cmocka_unit_test(test_block),
+        cmocka_unit_test(test_block_static),
+        cmocka_unit_test(test_block_back_to_back),
+        cmocka_unit_test(test_grid),
+    };
+    return cmocka_run_group_tests(tests, wt_group_setup, NULL);
+}
