@@ -250,11 +250,11 @@ static void run_warp_case(int s, int order)
                              pair_name<T, I>(), wt_argop_name[OpId], W, modes[b], s_name[s], pos[j] % 32, seg, why);
         }
     }
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_idx));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
-    WT_CUDA(cudaFree(d_modes));
+    wt_dev_free(d_v);
+    wt_dev_free(d_idx);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_dev_free(d_modes);
     free(v);
     free(idx);
     free(red);
@@ -417,10 +417,10 @@ static void run_block(dim3 shape, int blocks, int s, int valid, typename block_k
         }
     }
     free(pos);
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_idx));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
+    wt_dev_free(d_v);
+    wt_dev_free(d_idx);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
     free(v);
     free(idx);
     free(red);
@@ -568,10 +568,10 @@ static void run_back_to_back(dim3 shape, int blocks)
         WT_CHECK(last_round, iota, WT_ARGMAX, f[b * 4 + 3], "argmax in a loop, last round")
 #undef WT_CHECK
     }
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_w));
-    WT_CUDA(cudaFree(d_f));
-    WT_CUDA(cudaFree(d_d));
+    wt_dev_free(d_v);
+    wt_dev_free(d_w);
+    wt_dev_free(d_f);
+    wt_dev_free(d_d);
     free(v);
     free(w);
     free(iota);
@@ -647,10 +647,10 @@ static void run_grid(int blocks, dim3 shape, int repeats)
         }
     }
     WT_CUDA(warpred_grid_scratch_destroy(&scratch));
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_idx));
-    WT_CUDA(cudaFree(d_out));
-    WT_CUDA(cudaFree(d_winners));
+    wt_dev_free(d_v);
+    wt_dev_free(d_idx);
+    wt_dev_free(d_out);
+    wt_dev_free(d_winners);
     free(v);
     free(idx);
 }
@@ -690,7 +690,7 @@ template <typename T, typename I> static void check_identities(void)
     k_identities<A><<<1, 1>>>(d);
     WT_LAUNCHED();
     wt_to_host(got, d, sizeof got);
-    WT_CUDA(cudaFree(d));
+    wt_dev_free(d);
     for (int op = 0; op < 4; op++) {
         const T want = wt_arg_identity_value<T>(op);
         if (wt_type<T>::bits(got[op].value) != wt_type<T>::bits(want) || got[op].index != (I)-1)
@@ -765,27 +765,27 @@ static void test_doc_snippet(void **state)
         assert_int_equal(out[0], 1);
         assert_int_equal(out[1], 2);
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_out));
+    wt_dev_free(d_x);
+    wt_dev_free(d_out);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wt_compound_self_check),
-        cmocka_unit_test(test_layouts),
-        cmocka_unit_test(test_identities),
-        cmocka_unit_test(test_doc_snippet),
-        cmocka_unit_test(test_warp_float_int),
-        cmocka_unit_test(test_warp_double),
-        cmocka_unit_test(test_warp_float_long_long),
-        cmocka_unit_test(test_warp_integers),
-        cmocka_unit_test(test_block_every_size),
-        cmocka_unit_test(test_block_shapes_float),
-        cmocka_unit_test(test_block_shapes_other_types),
-        cmocka_unit_test(test_block_static),
-        cmocka_unit_test(test_block_back_to_back),
-        cmocka_unit_test(test_grid),
+        WT_TEST(wt_compound_self_check),
+        WT_TEST(test_layouts),
+        WT_TEST(test_identities),
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_warp_float_int),
+        WT_TEST(test_warp_double),
+        WT_TEST(test_warp_float_long_long),
+        WT_TEST(test_warp_integers),
+        WT_TEST(test_block_every_size),
+        WT_TEST(test_block_shapes_float),
+        WT_TEST(test_block_shapes_other_types),
+        WT_TEST(test_block_static),
+        WT_TEST(test_block_back_to_back),
+        WT_TEST(test_grid),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

@@ -195,10 +195,10 @@ template <int OpId, typename T> static void run_slot(int s, size_t n, int kernel
     if (slot[0] != slot[1])
         fail_msg("atomic %s %s, %s: slot %016llx in one order, %016llx in another (not order-independent)", name, wt_type<T>::name(),
                  s_name[s], slot[0], slot[1]);
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_idx));
-    WT_CUDA(cudaFree(d_slot));
-    WT_CUDA(cudaFree(d_dec));
+    wt_dev_free(d_v);
+    wt_dev_free(d_idx);
+    wt_dev_free(d_slot);
+    wt_dev_free(d_dec);
     free(v);
     free(idx);
     free(idx_ll);
@@ -270,19 +270,19 @@ static void test_doc_snippet(void **state)
         const warpred_arg<float, long long> a = warpred_arg_slot_decode<warpred_op_argmax, float>(slot);
         if (a.value != 5.0f || a.index != 1) fail_msg("snippet with %d threads a block: {%g, %lld}, expected {5, 1}", threads[t], a.value, a.index);
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_slot));
+    wt_dev_free(d_x);
+    wt_dev_free(d_slot);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wt_compound_self_check),
-        cmocka_unit_test(test_empty_slot_host),
-        cmocka_unit_test(test_doc_snippet),
-        cmocka_unit_test(test_slot_float),
-        cmocka_unit_test(test_slot_int),
-        cmocka_unit_test(test_slot_unsigned),
+        WT_TEST(wt_compound_self_check),
+        WT_TEST(test_empty_slot_host),
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_slot_float),
+        WT_TEST(test_slot_int),
+        WT_TEST(test_slot_unsigned),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

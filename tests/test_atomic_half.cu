@@ -90,7 +90,7 @@ template <typename H, int Fn, bool Shared> static void run_table(int high)
     WT_LAUNCHED();
     wt_to_host(words, d + 2 * NPAIRS, sizeof words);
     wt_to_host(ret, d + 4 * NPAIRS, sizeof ret);
-    WT_CUDA(cudaFree(d));
+    wt_dev_free(d);
     for (int i = 0; i < NPAIRS; i++) {
         const uint16_t want = wt_h16_stored(Fn, mem[i], arg[i], h16<H>::is_bf16), got = words[2 * i + high];
         if (got != want || ret[i] != mem[i] || words[2 * i + 1 - high] != NEIGHBOUR)
@@ -195,8 +195,8 @@ template <typename H, int FnLo, int FnHi, bool Shared> static void run_halves(in
             fail_msg("%s adjacent halves (%s memory, %d words, low %s / high %s): word %d %s half is %04x, expected %04x (started %04x)",
                      h16<H>::name(), Shared ? "shared" : "global", nwords, wt_fn_name[FnLo], wt_fn_name[FnHi], k / 2,
                      k & 1 ? "high" : "low", words[k], want[k], init[k]);
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_w));
+    wt_dev_free(d_v);
+    wt_dev_free(d_w);
     free(v);
 }
 
@@ -277,9 +277,9 @@ template <typename H, int Fn> static void run_contention(int with_nans, int asce
                      ret[i], word[1]);
     }
     free(seen);
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_ret));
-    WT_CUDA(cudaFree(d_word));
+    wt_dev_free(d_v);
+    wt_dev_free(d_ret);
+    wt_dev_free(d_word);
     free(v);
     free(ret);
 }
@@ -304,13 +304,13 @@ static void test_contention_bfloat16(void **state) { WT_NEED_GPU(state); run_con
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wt_compound_self_check),
-        cmocka_unit_test(test_table_half),
-        cmocka_unit_test(test_table_bfloat16),
-        cmocka_unit_test(test_adjacent_halves_half),
-        cmocka_unit_test(test_adjacent_halves_bfloat16),
-        cmocka_unit_test(test_contention_half),
-        cmocka_unit_test(test_contention_bfloat16),
+        WT_TEST(wt_compound_self_check),
+        WT_TEST(test_table_half),
+        WT_TEST(test_table_bfloat16),
+        WT_TEST(test_adjacent_halves_half),
+        WT_TEST(test_adjacent_halves_bfloat16),
+        WT_TEST(test_contention_half),
+        WT_TEST(test_contention_bfloat16),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

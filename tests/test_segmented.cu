@@ -218,12 +218,12 @@ static void run_by_key(void)
                          wt_type<K>::name(), OpId, w, calling[w], want_group, l, why);
         }
     }
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
-    WT_CUDA(cudaFree(d_keys));
-    WT_CUDA(cudaFree(d_calling));
-    WT_CUDA(cudaFree(d_group));
+    wt_dev_free(d_v);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_dev_free(d_keys);
+    wt_dev_free(d_calling);
+    wt_dev_free(d_group);
     free(v);
     free(red);
     free(all);
@@ -311,10 +311,10 @@ static void run_by_flags(void)
                 fail_msg("reduce_by_flags %s, op %d, heads %08x, run head %d (run %08x): %s", tname<T>(), OpId, heads[w], l, run, why);
         }
     }
-    WT_CUDA(cudaFree(d_v));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
-    WT_CUDA(cudaFree(d_heads));
+    wt_dev_free(d_v);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_dev_free(d_heads);
     free(v);
     free(red);
     free(all);
@@ -376,20 +376,20 @@ static void test_doc_snippets(void **state)
     WT_LAUNCHED();
     wt_to_host(sums, d_sums, sizeof sums);
     assert_true(sums[0] == 8 && sums[8] == 12 && sums[20] == 12);
-    WT_CUDA(cudaFree(d_keys));
-    WT_CUDA(cudaFree(d_heads));
-    WT_CUDA(cudaFree(d_vals));
-    WT_CUDA(cudaFree(d_ones));
-    WT_CUDA(cudaFree(d_sums));
+    wt_dev_free(d_keys);
+    wt_dev_free(d_heads);
+    wt_dev_free(d_vals);
+    wt_dev_free(d_ones);
+    wt_dev_free(d_sums);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wt_compound_self_check),
-        cmocka_unit_test(test_doc_snippets),
-        cmocka_unit_test(test_by_key),
-        cmocka_unit_test(test_by_flags),
+        WT_TEST(wt_compound_self_check),
+        WT_TEST(test_doc_snippets),
+        WT_TEST(test_by_key),
+        WT_TEST(test_by_flags),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

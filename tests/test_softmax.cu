@@ -105,7 +105,7 @@ template <typename F> static void run_rules(void)
     k_rules<F><<<1, 1>>>(d);
     WT_LAUNCHED();
     wt_to_host(out, d, sizeof out);
-    WT_CUDA(cudaFree(d));
+    wt_dev_free(d);
     assert_true(out[0].max == (F)3 && out[0].sum == (F)1);
     assert_true(out[1].max == (F)-INFINITY && out[1].sum == 0 && !isnan((double)out[1].sum));
     assert_true(out[2].max == (F)INFINITY && out[2].sum == (F)1);
@@ -187,10 +187,10 @@ template <int W, typename F> static void run_warp(int kind)
                     fail_msg("softmax %s width %d, warp mode %d, %s rows, allreduce lane %d: %s (or differs from the first lane)",
                              fname<F>(), W, modes[b], r_name[kind], pos[j] % 32, why);
         }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
-    WT_CUDA(cudaFree(d_modes));
+    wt_dev_free(d_x);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_dev_free(d_modes);
     free(x);
     free(red);
     free(all);
@@ -290,9 +290,9 @@ static void run_block(dim3 shape, int blocks, int kind, int valid, void (*kernel
         }
     }
     free(pos);
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
+    wt_dev_free(d_x);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
     free(x);
     free(red);
     free(all);
@@ -386,11 +386,11 @@ static void test_block_back_to_back(void **state)
         free(pos);
         free(x);
         free(y);
-        WT_CUDA(cudaFree(d_x));
-        WT_CUDA(cudaFree(d_y));
-        WT_CUDA(cudaFree(d_o1));
-        WT_CUDA(cudaFree(d_o2));
-        WT_CUDA(cudaFree(d_o3));
+        wt_dev_free(d_x);
+        wt_dev_free(d_y);
+        wt_dev_free(d_o1);
+        wt_dev_free(d_o2);
+        wt_dev_free(d_o3);
     }
 }
 
@@ -433,8 +433,8 @@ template <typename F> static void run_grid(int blocks, dim3 shape, int kind)
         else if (!same_softmax(got, first)) fail_msg("softmax grid of %d blocks: run %d differs from run 0", blocks, r);
     }
     WT_CUDA(warpred_grid_scratch_destroy(&scratch));
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_out));
+    wt_dev_free(d_x);
+    wt_dev_free(d_out);
     free(x);
     free(pos);
 }
@@ -478,21 +478,21 @@ static void test_doc_snippet(void **state)
         for (int c = 0; c < 3; c++)
             if (fabs(y[c] - want[c]) > 1e-6) fail_msg("snippet with %d threads: y[%d] = %.9g, expected %.9g", threads[t], c, y[c], want[c]);
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_y));
+    wt_dev_free(d_x);
+    wt_dev_free(d_y);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wt_compound_self_check),
-        cmocka_unit_test(test_rules),
-        cmocka_unit_test(test_doc_snippet),
-        cmocka_unit_test(test_warp),
-        cmocka_unit_test(test_block),
-        cmocka_unit_test(test_block_static),
-        cmocka_unit_test(test_block_back_to_back),
-        cmocka_unit_test(test_grid),
+        WT_TEST(wt_compound_self_check),
+        WT_TEST(test_rules),
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_warp),
+        WT_TEST(test_block),
+        WT_TEST(test_block_static),
+        WT_TEST(test_block_back_to_back),
+        WT_TEST(test_grid),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

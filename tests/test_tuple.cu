@@ -249,10 +249,10 @@ static void run_warp(const int *ops, const char *name, int special)
                     fail_msg("%s width %d, warp mode %d, allreduce lane %d of segment at lane %d: %s (or differs from the "
                              "first lane)", name, W, modes[b], pos[j] % 32, seg, why);
         }
-    WT_CUDA(cudaFree(d_in));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
-    WT_CUDA(cudaFree(d_modes));
+    wt_dev_free(d_in);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_dev_free(d_modes);
     free(in);
     free(red);
     free(all);
@@ -356,9 +356,9 @@ static void run_block(const int *ops, const char *name, dim3 shape, int blocks, 
         }
     }
     free(pos);
-    WT_CUDA(cudaFree(d_in));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
+    wt_dev_free(d_in);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
     free(in);
     free(red);
     free(all);
@@ -468,13 +468,13 @@ static void test_block_back_to_back(void **state)
             if (!wt_tup<T_smm>::check(ops_smm, a, pos, n, ol[blk], why, sizeof why)) fail_msg("back to back, loop, block size %d: %s", n, why);
         }
         free(pos);
-        WT_CUDA(cudaFree(d_a));
-        WT_CUDA(cudaFree(d_b));
-        WT_CUDA(cudaFree(d_c));
-        WT_CUDA(cudaFree(d_oa));
-        WT_CUDA(cudaFree(d_ob));
-        WT_CUDA(cudaFree(d_oc));
-        WT_CUDA(cudaFree(d_ol));
+        wt_dev_free(d_a);
+        wt_dev_free(d_b);
+        wt_dev_free(d_c);
+        wt_dev_free(d_oa);
+        wt_dev_free(d_ob);
+        wt_dev_free(d_oc);
+        wt_dev_free(d_ol);
         free(a);
         free(b);
         free(c);
@@ -524,8 +524,8 @@ static void run_grid(const int *ops, const char *name, int blocks, dim3 shape, i
         else if (!H::equal(got, first)) fail_msg("%s grid of %d blocks: run %d differs from run 0 (not deterministic)", name, blocks, r);
     }
     WT_CUDA(warpred_grid_scratch_destroy(&scratch));
-    WT_CUDA(cudaFree(d_in));
-    WT_CUDA(cudaFree(d_out));
+    wt_dev_free(d_in);
+    wt_dev_free(d_out);
     free(in);
     free(pos);
 }
@@ -605,9 +605,9 @@ static void test_same_bits_as_separate_calls(void **state)
                          (double)t[i].v3, (double)s[i].v0, s[i].v1, s[i].v2, (double)s[i].v3);
         }
         assert_true(written >= blocks);
-        WT_CUDA(cudaFree(d_in));
-        WT_CUDA(cudaFree(d_t));
-        WT_CUDA(cudaFree(d_s));
+        wt_dev_free(d_in);
+        wt_dev_free(d_t);
+        wt_dev_free(d_s);
         free(in);
         free(t);
         free(s);
@@ -644,9 +644,9 @@ static void test_helpers_and_identity(void **state)
     assert_true(i[1] == 31 && f[2] == 0.0f);
     /* sum identity 0; min identity +inf (int: INT_MAX); max identity -inf */
     assert_true(f[3] == 0.0f && i[2] == INT32_MAX && d[1] == -INFINITY);
-    WT_CUDA(cudaFree(d_f));
-    WT_CUDA(cudaFree(d_i));
-    WT_CUDA(cudaFree(d_d));
+    wt_dev_free(d_f);
+    wt_dev_free(d_i);
+    wt_dev_free(d_d);
 }
 
 /* The usage snippet from the top of op_tuple.cuh, verbatim. */
@@ -675,22 +675,22 @@ static void test_doc_snippet(void **state)
         wt_to_host(out, d_out, sizeof out);
         assert_true(out[0] == 5.5f && out[1] == -1.0f && out[2] == 4.0f && out[3] == 3.0f);
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_out));
+    wt_dev_free(d_x);
+    wt_dev_free(d_out);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wt_compound_self_check),
-        cmocka_unit_test(test_doc_snippet),
-        cmocka_unit_test(test_helpers_and_identity),
-        cmocka_unit_test(test_warp),
-        cmocka_unit_test(test_block),
-        cmocka_unit_test(test_block_static),
-        cmocka_unit_test(test_block_back_to_back),
-        cmocka_unit_test(test_grid),
-        cmocka_unit_test(test_same_bits_as_separate_calls),
+        WT_TEST(wt_compound_self_check),
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_helpers_and_identity),
+        WT_TEST(test_warp),
+        WT_TEST(test_block),
+        WT_TEST(test_block_static),
+        WT_TEST(test_block_back_to_back),
+        WT_TEST(test_grid),
+        WT_TEST(test_same_bits_as_separate_calls),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

@@ -188,11 +188,11 @@ static void run_warp(int data, int empties)
                     fail_msg("welford %s width %d, warp mode %d, %s, allreduce lane %d of segment at lane %d: %s (or differs "
                              "from the first lane)", fname<F>(), W, modes[b], d_name[data], pos[j] % 32, seg, why);
         }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_present));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
-    WT_CUDA(cudaFree(d_modes));
+    wt_dev_free(d_x);
+    wt_dev_free(d_present);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_dev_free(d_modes);
     free(x);
     free(present);
     free(red);
@@ -309,10 +309,10 @@ static void run_block(dim3 shape, int blocks, int data, int empties, int valid,
         }
     }
     free(pos);
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_present));
-    WT_CUDA(cudaFree(d_red));
-    WT_CUDA(cudaFree(d_all));
+    wt_dev_free(d_x);
+    wt_dev_free(d_present);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
     free(x);
     free(present);
     free(red);
@@ -430,12 +430,12 @@ static void test_block_back_to_back(void **state)
         free(odd);
         free(x);
         free(y);
-        WT_CUDA(cudaFree(d_x));
-        WT_CUDA(cudaFree(d_y));
-        WT_CUDA(cudaFree(d_o1));
-        WT_CUDA(cudaFree(d_o2));
-        WT_CUDA(cudaFree(d_o3));
-        WT_CUDA(cudaFree(d_o4));
+        wt_dev_free(d_x);
+        wt_dev_free(d_y);
+        wt_dev_free(d_o1);
+        wt_dev_free(d_o2);
+        wt_dev_free(d_o3);
+        wt_dev_free(d_o4);
     }
 }
 
@@ -477,9 +477,9 @@ static warpred_welford<F> run_grid(int blocks, dim3 shape, const F *x, const uns
         else if (!same_welford(got, first)) fail_msg("welford %s grid of %d blocks: run %d differs from run 0", fname<F>(), blocks, r);
     }
     WT_CUDA(warpred_grid_scratch_destroy(&scratch));
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_present));
-    WT_CUDA(cudaFree(d_out));
+    wt_dev_free(d_x);
+    wt_dev_free(d_present);
+    wt_dev_free(d_out);
     return got;
 }
 
@@ -598,8 +598,8 @@ template <typename F> static void run_finish(void)
                          counts[c], got, want[k]);
         }
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_out));
+    wt_dev_free(d_x);
+    wt_dev_free(d_out);
 }
 
 static void test_finishing_helpers_device(void **state)
@@ -646,26 +646,26 @@ static void test_doc_snippet(void **state)
             printf("[ INFO     ] snippet row: Welford var %.9g; naive float E[x^2]-E[x]^2 %.9g\n", var, q / 3 - (s / 3) * (s / 3));
         }
     }
-    WT_CUDA(cudaFree(d_x));
-    WT_CUDA(cudaFree(d_mean));
-    WT_CUDA(cudaFree(d_var));
+    wt_dev_free(d_x);
+    wt_dev_free(d_mean);
+    wt_dev_free(d_var);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wt_compound_self_check),
-        cmocka_unit_test(test_finishing_helpers_host),
-        cmocka_unit_test(test_finishing_helpers_device),
-        cmocka_unit_test(test_doc_snippet),
-        cmocka_unit_test(test_warp_float),
-        cmocka_unit_test(test_warp_double),
-        cmocka_unit_test(test_block_every_size),
-        cmocka_unit_test(test_block_shapes),
-        cmocka_unit_test(test_block_static),
-        cmocka_unit_test(test_block_back_to_back),
-        cmocka_unit_test(test_grid),
-        cmocka_unit_test(test_cancellation),
+        WT_TEST(wt_compound_self_check),
+        WT_TEST(test_finishing_helpers_host),
+        WT_TEST(test_finishing_helpers_device),
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_warp_float),
+        WT_TEST(test_warp_double),
+        WT_TEST(test_block_every_size),
+        WT_TEST(test_block_shapes),
+        WT_TEST(test_block_static),
+        WT_TEST(test_block_back_to_back),
+        WT_TEST(test_grid),
+        WT_TEST(test_cancellation),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }
