@@ -193,14 +193,17 @@ $(BUILD)/bench_%: bench/bench_%.cu | $(BUILD)
 test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/docs_csv.ok $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
 	@WARPRED_SAMPLE_QUICK=1 $(RUN) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLE_ITEMS) $(CONSUMER_ITEMS)
 
+# The four tools run at the same time (each is mostly CPU-bound instrumentation), one log each.
 sanitize: $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE)
-	@ok=1; for tool in $(SANITIZE_TOOLS); do \
+	@for tool in $(SANITIZE_TOOLS); do \
 	  case " $(SAMPLE_SANITIZE_TOOLS) " in *" $$tool "*) samples="$(SAMPLE_SANITIZE_ITEMS)";; *) samples="";; esac; \
-	  WARPRED_TEST_QUICK=1 WARPRED_SAMPLE_QUICK=1 $(RUN) --wrap "$(SANITIZER) --tool $$tool --error-exitcode 99" \
-	    $(GPU_TESTS) $$samples > $(BUILD)/sanitize_$$tool.log 2>&1; rc=$$?; \
+	  ( WARPRED_TEST_QUICK=1 WARPRED_SAMPLE_QUICK=1 $(RUN) --wrap "$(SANITIZER) --tool $$tool --error-exitcode 99" \
+	    $(GPU_TESTS) $$samples > $(BUILD)/sanitize_$$tool.log 2>&1; echo $$? > $(BUILD)/sanitize_$$tool.rc ) & \
+	done; wait; \
+	ok=1; for tool in $(SANITIZE_TOOLS); do \
 	  grep -h "SUMMARY" $(BUILD)/sanitize_$$tool.log | sort | uniq -c | sed "s/^/$$tool: /"; \
 	  tail -n 1 $(BUILD)/sanitize_$$tool.log | sed "s/^/$$tool: /"; \
-	  [ $$rc -eq 0 ] || ok=0; done; \
+	  [ "$$(cat $(BUILD)/sanitize_$$tool.rc)" = 0 ] || ok=0; done; \
 	[ $$ok -eq 1 ] && echo "sanitize: all tools clean" || { echo "sanitize: FAILED (logs in $(BUILD)/sanitize_*.log)"; exit 1; }
 
 # Every sample, one line each at the end. Without a usable GPU: one sentence, exit 0 (REQUIRE_GPU=1: exit 1).

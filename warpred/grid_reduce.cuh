@@ -71,7 +71,8 @@
    Up to 8 partials per lane of a warp (256 blocks for blocks of 32+ threads), the last
    block's warp 0 folds them and the other warps of every block return at once; beyond that
    the whole last block folds them, then reduces. Either way the partials are loaded in one
-   trip to L2 for grids of up to 8 blocks per thread of a block.
+   trip to L2 for grids of up to 8 blocks per thread of a block (values of up to 8 bytes;
+   larger compound values: 64 bytes' worth per thread).
 
    OPERATIONS AND TYPES  those of block_reduce.cuh: the operations of ops.cuh or your own;
    int, unsigned, long long, unsigned long long, float, double, __half, __nv_bfloat16 and the
@@ -119,12 +120,18 @@ __device__ __forceinline__ unsigned warpred__ticket(unsigned *counter)
 }
 
 /* Thread `first` of `stride` folds partials first, first + stride, ... (first < n) in that
-   order. The first eight are loaded together, so up to 8 * stride partials cost one trip to
-   L2; more (only for grids far larger than one wave) go through the loop. */
+   order. The first K are loaded together (eight values of up to 8 bytes; 64 bytes of larger
+   compound values, so that a 1024-thread block still fits in the registers), so up to
+   K * stride partials cost one trip to L2; more (only for grids far larger than one wave) go
+   through the loop. */
+template <typename T> struct warpred__in_flight {
+    enum { value = sizeof(T) <= 8 ? 8 : sizeof(T) <= 32 ? 64 / sizeof(T) : 1 };
+};
+
 template <typename T, typename Op>
 __device__ __forceinline__ T warpred__fold_partials(const T *partials, unsigned n, unsigned first, unsigned stride, Op op)
 {
-    enum { K = 8 };
+    enum { K = warpred__in_flight<T>::value };
     T x[K];
 #pragma unroll
     for (int k = 0; k < K; k++)
@@ -161,7 +168,7 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
        block barrier), and the other warps of every block leave now. Many: the whole last
        block folds them, so the loads still take one trip. */
     const int warp_lanes = nthreads < 32 ? nthreads : 32;
-    const bool by_warp = nblocks <= 8u * warp_lanes;
+    const bool by_warp = nblocks <= (unsigned)warpred__in_flight<T>::value * warp_lanes;
     const int folders = by_warp ? warp_lanes : nthreads;
     if (tid >= folders) return false;
     unsigned is_last = 0;
