@@ -75,7 +75,7 @@ sanitize_item = $(if $(strip $(SAMPLE_NO_SANITIZE_$(1))),skip:sample_$(1):SAMPLE
 SAMPLE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sample_item,$(n)))
 SAMPLE_SANITIZE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sanitize_item,$(n)))
 # the reasons travel to tests/run.sh in the environment
-export $(foreach n,$(SAMPLE_NAMES),SAMPLE_SKIP_$(n) SAMPLE_NO_SANITIZE_$(n))
+export $(foreach n,$(SAMPLE_NAMES),SAMPLE_SKIP_$(n) SAMPLE_NO_SANITIZE_$(n) SAMPLE_SANITIZE_FLAGS_$(n))
 
 SANITIZE_TOOLS = memcheck racecheck synccheck initcheck
 SAMPLE_SANITIZE_TOOLS = memcheck racecheck synccheck

@@ -10,7 +10,8 @@
 #                   says) it is SKIPPED, not run. Exit 0 with a line starting "SKIPPED:" counts as skipped
 #                   (the program could not run here: a missing package, too few GPUs).
 #   skip:NAME:VAR   one SKIPPED test (NAME sample_X reads "sample X"); the environment variable VAR holds the reason.
-#   --wrap "cmd"    run every program under cmd (compute-sanitizer)
+#   --wrap "cmd"    run every program under cmd (compute-sanitizer); a sample's options for it come from
+#                   the environment variable SAMPLE_SANITIZE_FLAGS_<name> (set in its sample.mk)
 #   --require-gpu   no usable GPU is a failure, not a skip (for GPU machines)
 #   --samples       the make run form: no usable GPU -> one sentence, exit 0 (1 with --require-gpu)
 set -u
@@ -66,10 +67,16 @@ run_status_item() {  # one program, one test, by exit status
     if [ $gpu_ok -eq 0 ]; then
         skipped=$((skipped + 1)); add_line "$label: SKIPPED (no usable GPU)"; return
     fi
-    echo "=== $label${wrap:+ (under: $wrap)}"
+    # a sample may add options for the wrapper (SAMPLE_SANITIZE_FLAGS_<name>, from its sample.mk)
+    local extra="" var
+    if [ -n "$wrap" ]; then
+        var="SAMPLE_SANITIZE_FLAGS_${label#sample }"
+        case "$var" in *[!A-Za-z0-9_]*) ;; *) extra=${!var:-} ;; esac
+    fi
+    echo "=== $label${wrap:+ (under: $wrap${extra:+ $extra})}"
     case "$path" in
-        *.py) out=$($wrap python3 "$path" 2>&1) ;;
-        *) out=$($wrap "$path" 2>&1) ;;
+        *.py) out=$($wrap $extra python3 "$path" 2>&1) ;;
+        *) out=$($wrap $extra "$path" 2>&1) ;;
     esac
     rc=$?
     printf '%s\n' "$out"

@@ -94,17 +94,28 @@
 #include "grid_scratch.h"
 
 /* Partials are read once, by another block than the one that wrote them: through L2, past the
-   non-coherent L1. Compound values go as 4- or 2-byte words (padding included: it is only
-   copied, never shuffled or used). */
+   non-coherent L1. Compound values member by member (their padding is never read: it was never
+   written); each member lands at its own offset in the result. */
+template <typename T> __device__ __forceinline__ T warpred__load_cg(const T *p);
+
+struct warpred__load_member_cg {
+    const char *from;
+    char *to;
+    template <typename M> __device__ __forceinline__ void operator()(M &member) const
+    {
+        const long long offset = (const char *)&member - from;
+        *reinterpret_cast<M *>(to + offset) = warpred__load_cg(&member);
+    }
+};
+
 template <typename T> __device__ __forceinline__ T warpred__load_cg(const T *p)
 {
     if constexpr (warpred__is_scalar<T>::value) {
         return __ldcg(p);
     } else {
-        typedef typename warpred__word<sizeof(T) % 4 == 0 ? 4 : 2>::type W;
         T r;
-#pragma unroll
-        for (unsigned i = 0; i < sizeof(T) / sizeof(W); i++) reinterpret_cast<W *>(&r)[i] = __ldcg(reinterpret_cast<const W *>(p) + i);
+        const warpred__load_member_cg load = {(const char *)p, (char *)&r};
+        warpred__visit(*const_cast<T *>(p), load); /* visits p's members in place; only reads them */
         return r;
     }
 }

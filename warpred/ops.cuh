@@ -117,10 +117,6 @@ template <typename A, typename B> struct warpred__same { enum { value = 0 }; };
 template <typename A> struct warpred__same<A, A> { enum { value = 1 }; };
 template <typename T> struct warpred__always_false { enum { value = 0 }; };
 
-template <int Bytes> struct warpred__word;
-template <> struct warpred__word<2> { typedef unsigned short type; };
-template <> struct warpred__word<4> { typedef unsigned type; };
-
 template <typename S> struct warpred__unsigned_of;
 template <> struct warpred__unsigned_of<short> { typedef unsigned short type; };
 template <> struct warpred__unsigned_of<int> { typedef unsigned type; };

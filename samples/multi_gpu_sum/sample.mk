@@ -40,6 +40,9 @@ endif
 endif
 
 # Under `make sanitize` the sample runs with one rank (quick sizes); NCCL's own kernels and internal
-# CUDA calls run under the sanitizer too. Should a tool report inside NCCL (not in warpred or in this
-# sample's kernels), keep the rest of the sanitizer run meaningful with:
-# SAMPLE_NO_SANITIZE_multi_gpu_sum = compute-sanitizer reports inside NCCL itself
+# CUDA calls run under the sanitizer too. Measured on the H100 (NCCL 2.28.3): memcheck finds no
+# memory error, but reports 8 CUDA API errors that NCCL makes and handles itself while it sets up
+# (cudaFuncGetAttributes on its kernels built for other archs: cudaErrorNoKernelImageForDevice,
+# inside ncclCommInitAll / ncclCommInitRank). Every CUDA call of the sample is checked by the sample
+# itself, so for this sample the sanitizer does not report API errors:
+SAMPLE_SANITIZE_FLAGS_multi_gpu_sum = --report-api-errors no
