@@ -71,6 +71,9 @@
 /* ---- configuration (repeated in every warpred header that includes no other) ---- */
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 #  error "warpred/*.cuh are CUDA device headers: compile with nvcc or NVRTC (host .c/.cpp files: include warpred/grid_scratch.h)"
+/* gcc and clang go on after #error; a missing file stops them, so the #error stays the only message
+   about warpred that counts */
+#  include "warpred: stop here"
 #endif
 #ifndef WARPRED_VERSION
 #  define WARPRED_VERSION_MAJOR 0
