@@ -108,8 +108,8 @@ static float gups(run_ctx *c)
 static void row(FILE *csv, const char *what, const char *base_name, float base, float ours)
 {
     printf("| %-44s | %-26s %8.3g | %8.3g | %7.3gx |\n", what, base_name, base, ours, ours / base);
-    fprintf(csv, "atomics,%s,%s,%zu,,%.4f,G updates/s\n", what, base_name, N, base);
-    fprintf(csv, "atomics,%s,warpred,%zu,,%.4f,G updates/s\n", what, N, ours);
+    fprintf(csv, "atomics,\"%s\",\"%s\",%zu,,%.4f,G updates/s\n", what, base_name, N, base);
+    fprintf(csv, "atomics,\"%s\",warpred,%zu,,%.4f,G updates/s\n", what, N, ours);
 }
 
 int main(int argc, char **argv)
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
         row(csv, what, "CAS loop, always writes", base, ours);
         c.variant = MAX_WARPRED_CAS_ONLY; float cas_only = gups(&c);
         printf("|   (warpred's CAS path alone: early exit, no integer atomics)                  | %8.3g |         |\n", cas_only);
-        fprintf(csv, "atomics,%s,warpred CAS path only,%zu,,%.4f,G updates/s\n", what, N, cas_only);
+        fprintf(csv, "atomics,\"%s\",warpred CAS path only,%zu,,%.4f,G updates/s\n", what, N, cas_only);
     }
 
     c.kind = RUN_INC;

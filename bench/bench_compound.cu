@@ -262,7 +262,7 @@ static void bench_device_argmax(FILE *csv)
         bench_interleaved_median_ms(fns, ctxs, AM_VARIANTS, 5, reps_for(e <= 24 ? 201 : 41), us);
         for (int v = 0; v < AM_VARIANTS; v++) {
             us[v] *= 1000.0f;
-            fprintf(csv, "device_argmax,float argmax,%s,%zu,%.3f,%.2f,GB/s\n", am_name[v], n, us[v], 4.0 * n / (us[v] * 1e3));
+            fprintf(csv, "device_argmax,float argmax,\"%s\",%zu,%.3f,%.2f,GB/s\n", am_name[v], n, us[v], 4.0 * n / (us[v] * 1e3));
         }
         const double ratio = us[AM_CUB] / us[AM_WARPRED];
         const int mid = e >= 14 && e <= 22;
@@ -420,7 +420,7 @@ static void bench_block_argmax(FILE *csv)
     double rate[BA_VARIANTS];
     for (int v = 0; v < BA_VARIANTS; v++) {
         rate[v] = (double)blocks * iters / (ms[v] * 1e-3) / 1e9;
-        fprintf(csv, "block_argmax,float int argmax,%s,%zu,%.3f,%.4f,G reductions/s\n", ba_name[v], threads, ms[v] * 1e3, rate[v]);
+        fprintf(csv, "block_argmax,float int argmax,\"%s\",%zu,%.3f,%.4f,G reductions/s\n", ba_name[v], threads, ms[v] * 1e3, rate[v]);
     }
     fprintf(csv, "block_argmax,float int argmax,warpred/cub (run-time),%zu,,%.3f,ratio\n", threads, rate[BA_RUNTIME] / rate[BA_CUB]);
     fprintf(csv, "block_argmax,float int argmax,warpred/cub (<256>),%zu,,%.3f,ratio\n", threads, rate[BA_STATIC] / rate[BA_CUB]);
@@ -579,12 +579,12 @@ template <int Level> static void smm_throughput(FILE *csv, unsigned blocks, int 
     double rate[SMM_VARIANTS];
     for (int v = 0; v < SMM_VARIANTS; v++) {
         rate[v] = (double)(threads / size) * iters / (ms[v] * 1e-3) / 1e9;
-        fprintf(csv, "sum_min_max,%s throughput,%s,%u,%.3f,%.4f,G reductions/s\n", level, smm_name[v], threads, ms[v] * 1e3, rate[v]);
+        fprintf(csv, "sum_min_max,\"%s throughput\",\"%s\",%u,%.3f,%.4f,G reductions/s\n", level, smm_name[v], threads, ms[v] * 1e3, rate[v]);
     }
     speedup[0] = rate[SMM_TUPLE_REDUCE] / rate[SMM_SEP_REDUCE];
     speedup[1] = rate[SMM_TUPLE_ALL] / rate[SMM_SEP_ALL];
-    fprintf(csv, "sum_min_max,%s throughput,reduce tuple/3 calls,%u,,%.3f,speedup\n", level, threads, speedup[0]);
-    fprintf(csv, "sum_min_max,%s throughput,allreduce tuple/3 calls,%u,,%.3f,speedup\n", level, threads, speedup[1]);
+    fprintf(csv, "sum_min_max,\"%s throughput\",reduce tuple/3 calls,%u,,%.3f,speedup\n", level, threads, speedup[0]);
+    fprintf(csv, "sum_min_max,\"%s throughput\",allreduce tuple/3 calls,%u,,%.3f,speedup\n", level, threads, speedup[1]);
     printf("| %-10s | throughput | %9.3f | %9.3f | %5.2fx %s | %9.3f | %9.3f | %5.2fx %s |\n", level, rate[SMM_TUPLE_REDUCE],
            rate[SMM_SEP_REDUCE], speedup[0], speedup[0] >= 1.3 ? "  " : " !", rate[SMM_TUPLE_ALL], rate[SMM_SEP_ALL], speedup[1],
            speedup[1] >= 1.3 ? "  " : " !");
@@ -612,11 +612,11 @@ template <int Level> static void smm_latency(FILE *csv, int iters, double *speed
     double ns[2];
     for (int v = 0; v < 2; v++) {
         ns[v] = ms[v] * 1e6 / iters;
-        fprintf(csv, "sum_min_max,%s allreduce latency,%s,%u,%.3f,%.2f,ns per reduction\n", level, v ? "3 calls" : "tuple", threads,
+        fprintf(csv, "sum_min_max,\"%s allreduce latency\",\"%s\",%u,%.3f,%.2f,ns per reduction\n", level, v ? "3 calls" : "tuple", threads,
                 ms[v] * 1e3, ns[v]);
     }
     *speedup = ns[1] / ns[0];
-    fprintf(csv, "sum_min_max,%s allreduce latency,3 calls/tuple,%u,,%.3f,speedup\n", level, threads, *speedup);
+    fprintf(csv, "sum_min_max,\"%s allreduce latency\",3 calls/tuple,%u,,%.3f,speedup\n", level, threads, *speedup);
     printf("| %-10s | latency    |           |           |            | %6.0f ns | %6.0f ns | %5.2fx %s |\n", level, ns[0], ns[1],
            *speedup, *speedup >= 1.3 ? "  " : " !");
     BCHECK(cudaFree(out));
@@ -835,12 +835,12 @@ static void bench_welford(FILE *csv)
     const double all_err[2] = {rel_err(w_all_var, all_var), rel_err(n_all_var_f, all_var)};
     for (int v = 0; v < ST_VARIANTS; v++) {
         const char *which = v < ST_ALL_WELFORD ? "rows of 4096" : "whole array";
-        fprintf(csv, "welford,float %s,%s,%zu,%.3f,%.2f,GB/s\n", which, st_name[v], n, ms[v] * 1e3, 4.0 * n / (ms[v] * 1e6));
+        fprintf(csv, "welford,\"float %s\",\"%s\",%zu,%.3f,%.2f,GB/s\n", which, st_name[v], n, ms[v] * 1e3, 4.0 * n / (ms[v] * 1e6));
         if (v < ST_ALL_WELFORD) {
-            fprintf(csv, "welford,float rows of 4096 variance error (median),%s,%zu,,%.3e,relative\n", st_name[v], n, row_median[v]);
-            fprintf(csv, "welford,float rows of 4096 variance error (max),%s,%zu,,%.3e,relative\n", st_name[v], n, row_max[v]);
+            fprintf(csv, "welford,float rows of 4096 variance error (median),\"%s\",%zu,,%.3e,relative\n", st_name[v], n, row_median[v]);
+            fprintf(csv, "welford,float rows of 4096 variance error (max),\"%s\",%zu,,%.3e,relative\n", st_name[v], n, row_max[v]);
         } else
-            fprintf(csv, "welford,float whole array variance error,%s,%zu,,%.3e,relative\n", st_name[v], n, all_err[v - ST_ALL_WELFORD]);
+            fprintf(csv, "welford,float whole array variance error,\"%s\",%zu,,%.3e,relative\n", st_name[v], n, all_err[v - ST_ALL_WELFORD]);
     }
     printf("4. mean + variance of %zu floats (1e4 + uniform noise in [-0.5, 0.5), variance %.5f): Welford vs naive (sum, sum of squares) "
            "as a warpred_tuple2, float throughout\n\n",

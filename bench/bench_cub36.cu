@@ -175,7 +175,7 @@ int main(int argc, char **argv)
                 bench_interleaved_median_ms(fns, ctxs, VARIANTS, 5, reps, us[kase][e][run]);
                 for (int v = 0; v < VARIANTS; v++) {
                     us[kase][e][run][v] *= 1000.0f;
-                    fprintf(csv, "device_sum,%s,%s,%zu,%.3f,%.2f,GB/s\n", case_name[kase], variant_name[v], n, us[kase][e][run][v],
+                    fprintf(csv, "device_sum,\"%s\",\"%s\",%zu,%.3f,%.2f,GB/s\n", case_name[kase], variant_name[v], n, us[kase][e][run][v],
                             (double)n * case_elem[kase] / (us[kase][e][run][v] * 1e3));
                 }
             }
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
                 qsort(r, RUNS, sizeof r[0], cmp_double);
                 lo[k] = r[0];
                 hi[k] = r[RUNS - 1];
-                fprintf(csv, "device_sum_ratio,%s,%s / warpred median of %d,%zu,,%.4f,ratio\n", case_name[kase], variant_name[v], RUNS, n,
+                fprintf(csv, "device_sum_ratio,\"%s\",\"%s / warpred median of %d\",%zu,,%.4f,ratio\n", case_name[kase], variant_name[v], RUNS, n,
                         ratio[k]);
             }
             sum_ctx k = c;

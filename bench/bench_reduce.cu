@@ -213,7 +213,7 @@ static void bench_device_reduce(FILE *csv)
                 for (int v = 0; v < variants; v++) {
                     us[kase][e][run][v] *= 1000.0f;
                     const double bytes = (double)n * case_elem[kase];
-                    fprintf(csv, "device_sum,%s,%s,%zu,%.3f,%.2f,GB/s\n", case_name[kase], variant_name(kase, v), n,
+                    fprintf(csv, "device_sum,\"%s\",\"%s\",%zu,%.3f,%.2f,GB/s\n", case_name[kase], variant_name(kase, v), n,
                             us[kase][e][run][v], bytes / (us[kase][e][run][v] * 1e3));
                 }
             }
@@ -258,7 +258,7 @@ static void bench_device_reduce(FILE *csv)
             qsort(r, RUNS, sizeof r[0], cmp_double);
             char check[64];
             compare_with_cub(&c, kase, n, check, sizeof check);
-            fprintf(csv, "device_sum_ratio,%s,CUB/warpred median of %d,%zu,,%.4f,ratio\n", case_name[kase], RUNS, n, ratio);
+            fprintf(csv, "device_sum_ratio,\"%s\",CUB/warpred median of %d,%zu,,%.4f,ratio\n", case_name[kase], RUNS, n, ratio);
             printf("| %-10s | 2^%-3d | %10.2f | %7.2f | %5.2f | %4.2f..%4.2f  | %10.2f | %5.1f%% | %-13s |\n", case_name[kase], e,
                    m[V_WARPRED], m[V_CUB], ratio, r[0], r[RUNS - 1], m[V_CEILING], 100.0 * m[V_CEILING] / m[V_WARPRED], check);
         }
@@ -386,7 +386,7 @@ static void bench_levels(FILE *csv, const char *type, level_ctx *c)
         c->launch = warp_launch[v];
         const float ms = bench_median_ms(level_once, c, 3, 15);
         rate[v] = (double)c->blocks * (BLOCK / 32) * ITERS / (ms * 1e-3) / 1e9;
-        fprintf(csv, "warp_reduce,%s %s,%s,%u,%.3f,%.3f,G reductions/s\n", type, op, warp_name[v], c->blocks * BLOCK, ms * 1e3, rate[v]);
+        fprintf(csv, "warp_reduce,\"%s %s\",\"%s\",%u,%.3f,%.3f,G reductions/s\n", type, op, warp_name[v], c->blocks * BLOCK, ms * 1e3, rate[v]);
     }
     printf("| warp  | %-6s %-3s | %8.1f | %8.1f | %8.1f | %8.1f | %5.2f | %5.2f | %5.2f | %5.2f |\n", type, op, rate[0], rate[1],
            rate[2], rate[3], rate[0] / rate[2], rate[0] / rate[3], rate[1] / rate[2], rate[1] / rate[3]);
@@ -395,7 +395,7 @@ static void bench_levels(FILE *csv, const char *type, level_ctx *c)
         c->launch = block_launch[v];
         const float ms = bench_median_ms(level_once, c, 3, 15);
         brate[v] = (double)c->blocks * (ITERS / 8) / (ms * 1e-3) / 1e9;
-        fprintf(csv, "block_reduce,%s %s,%s,%u,%.3f,%.4f,G reductions/s\n", type, op, block_name[v], c->blocks * BLOCK, ms * 1e3, brate[v]);
+        fprintf(csv, "block_reduce,\"%s %s\",\"%s\",%u,%.3f,%.4f,G reductions/s\n", type, op, block_name[v], c->blocks * BLOCK, ms * 1e3, brate[v]);
     }
     block_rows[block_row_count++] = (block_row){type, op, {brate[0], brate[1], brate[2], brate[3], brate[4]}};
 }
