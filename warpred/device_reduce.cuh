@@ -99,10 +99,10 @@
    alignment: up to 15 bytes of head and tail go through scalar loads).
 
    COST  One launch of blocks of WARPRED_DEVICE_THREADS (256) threads, at most one wave of the
-   float-sum kernel (plan.max_blocks); below that, one block per 4096 elements of 4 bytes
-   (4 loads of 16 bytes per thread). A transform or value type that needs more registers than
-   the float sum may take more than one wave: correct, a little slower. On an H100, float sum:
-   (figures from `make bench` go here).
+   kernel at hand (a transform or value type that needs more registers than the float sum fits
+   fewer blocks per SM, and gets fewer; the occupancy is asked once per kernel); below that,
+   one block per 4096 elements of 4 bytes (4 loads of 16 bytes per thread). On an H100, float
+   sum: (figures from `make bench` go here).
 
    This header needs grid_reduce.cuh, grid_scratch.h, block_reduce.cuh, warp_reduce.cuh and
    ops.cuh beside it (and op_*.cuh for the compound operations). The device part compiles
@@ -240,6 +240,7 @@ typedef struct warpred_device_plan {
     unsigned max_blocks;          /* blocks of the float-sum kernel resident on the device at once */
     unsigned value_bytes;         /* the largest reduced value this plan serves */
     int device;                   /* the device the scratch lives on */
+    unsigned sms;                 /* its multiprocessors */
 } warpred_device_plan;
 
 /* The plan's scratch and grid limit for the current device. value_bytes 0 means 32. On error
@@ -268,6 +269,7 @@ static inline cudaError_t warpred_device_plan_create(warpred_device_plan *plan, 
     plan->value_bytes = value_bytes ? value_bytes : 32;
     plan->max_blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per_sm > 0 ? per_sm : 1);
     plan->device = device;
+    plan->sms = (unsigned)(sms > 0 ? sms : 1);
     err = warpred_grid_scratch_create(&plan->scratch, plan->max_blocks, plan->value_bytes, why);
     if (err != cudaSuccess) memset(plan, 0, sizeof *plan);
     return err;
@@ -290,6 +292,22 @@ static inline unsigned warpred_device_blocks(const warpred_device_plan *plan, si
     const size_t blocks = n / per_block + (n % per_block != 0);
     if (blocks < 1) return 1;
     return blocks < plan->max_blocks ? (unsigned)blocks : plan->max_blocks;
+}
+
+/* At most one wave of this kernel: kernels with more registers than the float sum's (compound
+   values, transforms) fit fewer blocks per SM, and a second, partial wave would cost a third of
+   the time at large n. Asked once per kernel (the answer depends on the kernel and the arch). */
+template <typename Kernel>
+static inline unsigned warpred__device_grid(const warpred_device_plan *plan, Kernel kernel, size_t n, size_t elem_bytes)
+{
+    static int per_sm = 0;
+    if (per_sm == 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, WARPRED_DEVICE_THREADS, 0) != cudaSuccess) {
+        cudaGetLastError(); /* not sticky; fall back to the plan's limit */
+        per_sm = -1;
+    }
+    const unsigned blocks = warpred_device_blocks(plan, n, elem_bytes);
+    const unsigned resident = per_sm > 0 ? plan->sms * (unsigned)per_sm : plan->max_blocks;
+    return blocks < resident ? blocks : resident;
 }
 
 template <bool B, typename T> struct warpred__device_enable_if {};
@@ -334,10 +352,12 @@ warpred_device_reduce(const warpred_device_plan *plan, const T *in, size_t n, R 
     if (!why) why = &ignored;
     *why = warpred__device_check(plan, in, n, alignof(T), out, sizeof(R), &err);
     if (*why) return err;
-    if (n == 0) warpred__device_identity_kernel<R, Op><<<1, 1, 0, stream>>>(out, op);
-    else
-        warpred__device_reduce_kernel<T, R, Op, F>
-            <<<warpred_device_blocks(plan, n, sizeof(T)), WARPRED_DEVICE_THREADS, 0, stream>>>(in, n, plan->scratch, out, op, f);
+    if (n == 0) {
+        warpred__device_identity_kernel<R, Op><<<1, 1, 0, stream>>>(out, op);
+    } else {
+        void (*kernel)(const T *, size_t, warpred_grid_scratch, R *, Op, F) = warpred__device_reduce_kernel<T, R, Op, F>;
+        kernel<<<warpred__device_grid(plan, kernel, n, sizeof(T)), WARPRED_DEVICE_THREADS, 0, stream>>>(in, n, plan->scratch, out, op, f);
+    }
     err = cudaGetLastError();
     *why = err == cudaSuccess ? "no error" : cudaGetErrorString(err);
     return err;
