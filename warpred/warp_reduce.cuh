@@ -176,9 +176,12 @@ template <bool IsMax, bool Num, typename F> struct warpred__tree_minmax {
     {
         typedef warpred__float_bits<F> B;
         const typename B::S preferred_zero = IsMax ? 0 : ~B::magnitude_mask(); /* +0 for max, -0 for min */
+        typedef typename warpred__unsigned_of<typename B::S>::type U;
         const bool mine = (counted >> warpred__lane_id()) & 1u;
+        /* NaN or a zero of either sign, in three instructions: |v| - 1 wraps for zeros */
+        const bool nan_or_zero = (U)(B::bits(v) & B::magnitude_mask()) - 1u >= (U)B::inf();
+        if ((__ballot_sync(segment, mine && nan_or_zero) & segment) == 0) return r;
         const bool nan = warpred__isnan(v), zero = B::bits(v) == preferred_zero;
-        if ((__ballot_sync(segment, mine && (nan || zero)) & segment) == 0) return r;
         const bool any_nan = (__ballot_sync(segment, mine && nan) & segment) != 0;
         const bool any_zero = (__ballot_sync(segment, mine && zero) & segment) != 0;
         if ((counted & (counted - 1)) != 0 && ((!Num && any_nan) || warpred__isnan(r))) return warpred__canonical_nan<F>();
@@ -201,6 +204,78 @@ __device__ __forceinline__ T warpred__tree_finish(T r, T v, unsigned segment, un
     if constexpr (warpred__tree<T, Op>::fast_minmax) return warpred__tree<T, Op>::finish(r, v, segment, counted);
     else return (void)v, (void)segment, (void)counted, r;
 }
+
+/* Tuples (op_tuple.cuh): each member takes its own step and finish, so float/double min/max
+   members keep the fast path above inside a tuple. */
+template <typename A, typename B> struct warpred_tuple2;
+template <typename A, typename B, typename C> struct warpred_tuple3;
+template <typename A, typename B, typename C, typename D> struct warpred_tuple4;
+template <typename O0, typename O1> struct warpred_op_tuple2;
+template <typename O0, typename O1, typename O2> struct warpred_op_tuple3;
+template <typename O0, typename O1, typename O2, typename O3> struct warpred_op_tuple4;
+
+template <typename A, typename B, typename O0, typename O1> struct warpred__tree<warpred_tuple2<A, B>, warpred_op_tuple2<O0, O1> > {
+    typedef warpred_tuple2<A, B> T;
+    enum { fast_minmax = warpred__tree<A, O0>::fast_minmax || warpred__tree<B, O1>::fast_minmax };
+    static __device__ __forceinline__ T step(warpred_op_tuple2<O0, O1> op, T a, T b)
+    {
+        T r;
+        r.v0 = warpred__tree<A, O0>::step(op.op0, a.v0, b.v0);
+        r.v1 = warpred__tree<B, O1>::step(op.op1, a.v1, b.v1);
+        return r;
+    }
+    static __device__ __forceinline__ T finish(T r, T v, unsigned segment, unsigned counted)
+    {
+        r.v0 = warpred__tree_finish<A, O0>(r.v0, v.v0, segment, counted);
+        r.v1 = warpred__tree_finish<B, O1>(r.v1, v.v1, segment, counted);
+        return r;
+    }
+};
+template <typename A, typename B, typename C, typename O0, typename O1, typename O2>
+struct warpred__tree<warpred_tuple3<A, B, C>, warpred_op_tuple3<O0, O1, O2> > {
+    typedef warpred_tuple3<A, B, C> T;
+    enum { fast_minmax = warpred__tree<A, O0>::fast_minmax || warpred__tree<B, O1>::fast_minmax || warpred__tree<C, O2>::fast_minmax };
+    static __device__ __forceinline__ T step(warpred_op_tuple3<O0, O1, O2> op, T a, T b)
+    {
+        T r;
+        r.v0 = warpred__tree<A, O0>::step(op.op0, a.v0, b.v0);
+        r.v1 = warpred__tree<B, O1>::step(op.op1, a.v1, b.v1);
+        r.v2 = warpred__tree<C, O2>::step(op.op2, a.v2, b.v2);
+        return r;
+    }
+    static __device__ __forceinline__ T finish(T r, T v, unsigned segment, unsigned counted)
+    {
+        r.v0 = warpred__tree_finish<A, O0>(r.v0, v.v0, segment, counted);
+        r.v1 = warpred__tree_finish<B, O1>(r.v1, v.v1, segment, counted);
+        r.v2 = warpred__tree_finish<C, O2>(r.v2, v.v2, segment, counted);
+        return r;
+    }
+};
+template <typename A, typename B, typename C, typename D, typename O0, typename O1, typename O2, typename O3>
+struct warpred__tree<warpred_tuple4<A, B, C, D>, warpred_op_tuple4<O0, O1, O2, O3> > {
+    typedef warpred_tuple4<A, B, C, D> T;
+    enum {
+        fast_minmax = warpred__tree<A, O0>::fast_minmax || warpred__tree<B, O1>::fast_minmax ||
+                      warpred__tree<C, O2>::fast_minmax || warpred__tree<D, O3>::fast_minmax
+    };
+    static __device__ __forceinline__ T step(warpred_op_tuple4<O0, O1, O2, O3> op, T a, T b)
+    {
+        T r;
+        r.v0 = warpred__tree<A, O0>::step(op.op0, a.v0, b.v0);
+        r.v1 = warpred__tree<B, O1>::step(op.op1, a.v1, b.v1);
+        r.v2 = warpred__tree<C, O2>::step(op.op2, a.v2, b.v2);
+        r.v3 = warpred__tree<D, O3>::step(op.op3, a.v3, b.v3);
+        return r;
+    }
+    static __device__ __forceinline__ T finish(T r, T v, unsigned segment, unsigned counted)
+    {
+        r.v0 = warpred__tree_finish<A, O0>(r.v0, v.v0, segment, counted);
+        r.v1 = warpred__tree_finish<B, O1>(r.v1, v.v1, segment, counted);
+        r.v2 = warpred__tree_finish<C, O2>(r.v2, v.v2, segment, counted);
+        r.v3 = warpred__tree_finish<D, O3>(r.v3, v.v3, segment, counted);
+        return r;
+    }
+};
 
 /* ---- the trees ---- */
 
