@@ -155,9 +155,10 @@ template <typename T, typename Op> struct warpred__redux {
 /* ---- what a shuffle step applies, and how the result is finished ----
    For most (type, op) pairs: the op itself, and nothing. For float/double min/max each step
    is one hardware min/max (NaN-ignoring, zeros unordered) and the result is settled once at
-   the end: one vote tells whether any counted input was a NaN or a zero of the sign the op
-   prefers; almost always none was and the hardware result stands. Otherwise the result becomes
-   the canonical NaN (NaN-propagating ops, or _num ops when every input was NaN) or that zero.
+   the end: one vote tells whether any counted input was a NaN or a zero; almost always none
+   was and the hardware result stands. Otherwise two more votes sort it out: the result becomes
+   the canonical NaN (NaN-propagating ops, or _num ops when every input was NaN) or the zero of
+   the sign the op prefers (+0 for max, -0 for min) when one was among the inputs.
    A single counted input is returned as it is (the hardware's f64 min/max may hand back an
    input NaN, which is then made canonical only when more than one input counted). Every lane
    of a segment applies the same fix, so the butterfly still leaves identical bits. */
