@@ -17,6 +17,7 @@
 #include <warpred/block_reduce.cuh>
 #include <warpred/grid_reduce.cuh>
 #include "wt_compound.h"
+#include "wt_kernels.h"
 
 template <int Op> struct wt_argop_of;
 template <> struct wt_argop_of<WT_ARGMAX> { typedef warpred_op_argmax type; };
@@ -179,38 +180,21 @@ template <typename T, typename I> static int same_pair(warpred_arg<T, I> a, warp
    warp level
    ------------------------------------------------------------------------------------------ */
 
-/* How the lanes of one test warp call: WT_FULL all 32 (reduce / allreduce), WT_EVEN only the
-   even-numbered segments, 1..32 lanes 0..n-1 (the _partial forms). */
-enum { WT_FULL = 0, WT_EVEN = -1 };
-
+/* The warp modes (how the lanes of one test warp call) are in wt_kernels.h. */
 template <int W, typename T, typename I, typename Op>
 __global__ void k_warp(const T *v, const I *idx, const int *modes, warpred_arg<T, I> *red, warpred_arg<T, I> *all)
 {
-    const int i = blockIdx.x * 32 + threadIdx.x, lane = threadIdx.x, mode = modes[blockIdx.x];
-    const warpred_arg<T, I> a = warpred_make_arg(v[i], idx[i]);
-    if (mode == WT_FULL || (mode == WT_EVEN && (lane / W) % 2 == 0)) {
-        red[i] = warpred_warp_reduce<W>(a, Op());
-        all[i] = warpred_warp_allreduce<W>(a, Op());
-    } else if (mode > 0 && lane < mode) {
-        red[i] = warpred_warp_reduce_partial<W>(a, Op(), mode);
-        all[i] = warpred_warp_allreduce_partial<W>(a, Op(), mode);
-    }
-}
-
-static int lane_calls(int mode, int W, int lane)
-{
-    if (mode == WT_FULL) return 1;
-    if (mode == WT_EVEN) return (lane / W) % 2 == 0;
-    return lane < mode;
+    const int i = blockIdx.x * 32 + threadIdx.x;
+    wt_warp_calls<W>(warpred_make_arg(v[i], idx[i]), Op(), modes[blockIdx.x], red + i, all + i);
 }
 
 template <int W, typename T, typename I, int OpId>
 static void run_warp_case(int s, int order)
 {
     typedef warpred_arg<T, I> A;
-    enum { NWARPS = 8 + 4 + 32 };
+    enum { NWARPS = WT_MODE_WARPS };
     int modes[NWARPS];
-    for (int b = 0; b < NWARPS; b++) modes[b] = b < 8 ? WT_FULL : b < 12 ? WT_EVEN : b - 11;
+    wt_warp_modes(modes);
     const size_t n = NWARPS * 32;
     T *v = (T *)malloc(n * sizeof(T));
     I *idx = (I *)malloc(n * sizeof(I));
@@ -229,14 +213,11 @@ static void run_warp_case(int s, int order)
     wt_to_host(all, d_all, n * sizeof(A));
     for (int b = 0; b < NWARPS; b++) {
         for (int seg = 0; seg < 32; seg += W) {
-            int pos[32], k = 0;
-            for (int l = seg; l < seg + W; l++) {
-                const size_t i = b * 32 + l;
-                if (lane_calls(modes[b], W, l)) pos[k++] = (int)i;
-                else if (!wt_is_poison(red[i]) || !wt_is_poison(all[i]))
-                    fail_msg("%s %s width %d warp mode %d: lane %d did not call but was written", pair_name<T, I>(),
-                             wt_argop_name[OpId], W, modes[b], l);
-            }
+            int pos[32], stray;
+            const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
+            if (stray >= 0)
+                fail_msg("%s %s width %d warp mode %d: lane %d did not call but was written", pair_name<T, I>(),
+                         wt_argop_name[OpId], W, modes[b], stray);
             if (k == 0) continue;
             char why[300];
             const size_t first = b * 32 + seg;

@@ -8,6 +8,7 @@
 #include <warpred/block_reduce.cuh>
 #include <warpred/grid_reduce.cuh>
 #include "wt_compound.h"
+#include "wt_kernels.h"
 
 enum {
     R_RANDOM,   /* U(-20, 20) */
@@ -127,35 +128,19 @@ static void test_rules(void **state)
    warp level
    ------------------------------------------------------------------------------------------ */
 
-enum { WT_FULL = 0, WT_EVEN = -1 };
-
 template <int W, typename F>
 __global__ void k_warp(const F *x, const int *modes, warpred_softmax<F> *red, warpred_softmax<F> *all)
 {
-    const int i = blockIdx.x * 32 + threadIdx.x, lane = threadIdx.x, mode = modes[blockIdx.x];
-    const warpred_softmax<F> p = warpred_softmax_of(x[i]);
-    if (mode == WT_FULL || (mode == WT_EVEN && (lane / W) % 2 == 0)) {
-        red[i] = warpred_warp_reduce<W>(p, warpred_op_softmax());
-        all[i] = warpred_warp_allreduce<W>(p, warpred_op_softmax());
-    } else if (mode > 0 && lane < mode) {
-        red[i] = warpred_warp_reduce_partial<W>(p, warpred_op_softmax(), mode);
-        all[i] = warpred_warp_allreduce_partial<W>(p, warpred_op_softmax(), mode);
-    }
-}
-
-static int lane_calls(int mode, int W, int lane)
-{
-    if (mode == WT_FULL) return 1;
-    if (mode == WT_EVEN) return (lane / W) % 2 == 0;
-    return lane < mode;
+    const int i = blockIdx.x * 32 + threadIdx.x;
+    wt_warp_calls<W>(warpred_softmax_of(x[i]), warpred_op_softmax(), modes[blockIdx.x], red + i, all + i);
 }
 
 template <int W, typename F> static void run_warp(int kind)
 {
     typedef warpred_softmax<F> S;
-    enum { NWARPS = 8 + 4 + 32 };
+    enum { NWARPS = WT_MODE_WARPS };
     int modes[NWARPS];
-    for (int b = 0; b < NWARPS; b++) modes[b] = b < 8 ? WT_FULL : b < 12 ? WT_EVEN : b - 11;
+    wt_warp_modes(modes);
     const size_t n = NWARPS * 32;
     F *x = (F *)malloc(n * sizeof(F));
     S *red = (S *)malloc(n * sizeof(S)), *all = (S *)malloc(n * sizeof(S));
@@ -171,12 +156,10 @@ template <int W, typename F> static void run_warp(int kind)
     wt_to_host(all, d_all, n * sizeof(S));
     for (int b = 0; b < NWARPS; b++)
         for (int seg = 0; seg < 32; seg += W) {
-            int pos[32], k = 0;
-            for (int l = seg; l < seg + W; l++) {
-                if (lane_calls(modes[b], W, l)) pos[k++] = b * 32 + l;
-                else if (!wt_is_poison(red[b * 32 + l]) || !wt_is_poison(all[b * 32 + l]))
-                    fail_msg("softmax %s width %d mode %d: lane %d did not call but was written", fname<F>(), W, modes[b], l);
-            }
+            int pos[32], stray;
+            const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
+            if (stray >= 0)
+                fail_msg("softmax %s width %d mode %d: lane %d did not call but was written", fname<F>(), W, modes[b], stray);
             if (k == 0) continue;
             char why[400];
             if (!check_softmax(x, pos, k, red[pos[0]], why, sizeof why))

@@ -13,6 +13,7 @@
 #include <warpred/block_reduce.cuh>
 #include <warpred/grid_reduce.cuh>
 #include "wt_compound.h"
+#include "wt_kernels.h"
 
 /* Maps a wt_op code to the warpred op type. */
 template <int Op> struct wt_opt;
@@ -191,35 +192,13 @@ static const int ops_int4[] = {WT_SUM, WT_MIN, WT_MAX, WT_XOR};
    warp level
    ------------------------------------------------------------------------------------------ */
 
-enum { WT_FULL = 0, WT_EVEN = -1 };
-
-template <int W, typename Tup, typename Op>
-__global__ void k_warp(const Tup *in, const int *modes, Tup *red, Tup *all)
-{
-    const int i = blockIdx.x * 32 + threadIdx.x, lane = threadIdx.x, mode = modes[blockIdx.x];
-    if (mode == WT_FULL || (mode == WT_EVEN && (lane / W) % 2 == 0)) {
-        red[i] = warpred_warp_reduce<W>(in[i], Op());
-        all[i] = warpred_warp_allreduce<W>(in[i], Op());
-    } else if (mode > 0 && lane < mode) {
-        red[i] = warpred_warp_reduce_partial<W>(in[i], Op(), mode);
-        all[i] = warpred_warp_allreduce_partial<W>(in[i], Op(), mode);
-    }
-}
-
-static int lane_calls(int mode, int W, int lane)
-{
-    if (mode == WT_FULL) return 1;
-    if (mode == WT_EVEN) return (lane / W) % 2 == 0;
-    return lane < mode;
-}
-
 template <int W, typename Tup, typename Op>
 static void run_warp(const int *ops, const char *name, int special)
 {
     typedef wt_tup<Tup> H;
-    enum { NWARPS = 8 + 4 + 32 };
+    enum { NWARPS = WT_MODE_WARPS };
     int modes[NWARPS];
-    for (int b = 0; b < NWARPS; b++) modes[b] = b < 8 ? WT_FULL : b < 12 ? WT_EVEN : b - 11;
+    wt_warp_modes(modes);
     const size_t n = NWARPS * 32, bytes = n * sizeof(Tup);
     Tup *in = (Tup *)malloc(bytes), *red = (Tup *)malloc(bytes), *all = (Tup *)malloc(bytes);
     for (size_t i = 0; i < n; i++) in[i] = H::random(ops, special);
@@ -227,18 +206,15 @@ static void run_warp(const int *ops, const char *name, int special)
     int *d_modes = (int *)wt_dev_alloc(sizeof modes);
     wt_to_dev(d_in, in, bytes);
     wt_to_dev(d_modes, modes, sizeof modes);
-    k_warp<W, Tup, Op><<<NWARPS, 32>>>(d_in, d_modes, d_red, d_all);
+    wt_k_warp<W, Tup, Op><<<NWARPS, 32>>>(d_in, d_modes, d_red, d_all);
     WT_LAUNCHED();
     wt_to_host(red, d_red, bytes);
     wt_to_host(all, d_all, bytes);
     for (int b = 0; b < NWARPS; b++)
         for (int seg = 0; seg < 32; seg += W) {
-            int pos[32], k = 0;
-            for (int l = seg; l < seg + W; l++) {
-                if (lane_calls(modes[b], W, l)) pos[k++] = b * 32 + l;
-                else if (!wt_is_poison(red[b * 32 + l]) || !wt_is_poison(all[b * 32 + l]))
-                    fail_msg("%s width %d warp mode %d: lane %d did not call but was written", name, W, modes[b], l);
-            }
+            int pos[32], stray;
+            const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
+            if (stray >= 0) fail_msg("%s width %d warp mode %d: lane %d did not call but was written", name, W, modes[b], stray);
             if (k == 0) continue;
             char why[500];
             if (!H::check(ops, in, pos, k, red[b * 32 + seg], why, sizeof why))

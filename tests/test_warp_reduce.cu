@@ -6,33 +6,7 @@
    paths meet the reference on the same GPU. */
 #include <warpred/warp_reduce.cuh>
 #include "wt_types.h"
-
-/* How the lanes of one test warp call:
-     WT_FULL   all 32 lanes, warpred_warp_reduce / _allreduce
-     WT_EVEN   only the even-numbered segments, same functions (exercises the segment masks)
-     1..32     a partial warp: only lanes 0..n-1 call warpred_warp_reduce_partial /
-               warpred_warp_allreduce_partial with n (the other lanes are absent) */
-enum { WT_FULL = 0, WT_EVEN = -1 };
-
-template <int W, typename T, typename Op>
-__global__ void k_warp(const T *in, const int *modes, T *red, T *all)
-{
-    const int i = blockIdx.x * 32 + threadIdx.x, lane = threadIdx.x, mode = modes[blockIdx.x];
-    if (mode == WT_FULL || (mode == WT_EVEN && (lane / W) % 2 == 0)) {
-        red[i] = warpred_warp_reduce<W>(in[i], Op());
-        all[i] = warpred_warp_allreduce<W>(in[i], Op());
-    } else if (mode > 0 && lane < mode) {
-        red[i] = warpred_warp_reduce_partial<W>(in[i], Op(), mode);
-        all[i] = warpred_warp_allreduce_partial<W>(in[i], Op(), mode);
-    }
-}
-
-static int wt_lane_calls(int mode, int W, int lane)
-{
-    if (mode == WT_FULL) return 1;
-    if (mode == WT_EVEN) return (lane / W) % 2 == 0;
-    return lane < mode;
-}
+#include "wt_kernels.h" /* the warp modes (WT_FULL, WT_EVEN, partial warps) and wt_k_warp */
 
 /* Checks one warp's outputs; returns 0 and describes the first problem in why. */
 template <typename T>
@@ -73,10 +47,9 @@ template <int W, typename T, typename Op>
 static void run_case(int special)
 {
     const int op = wt_op_of<Op>::code;
-    /* 8 full warps, 4 with only even segments, then one warp for each n = 1..32 */
-    enum { NWARPS = 8 + 4 + 32 };
+    enum { NWARPS = WT_MODE_WARPS };
     int modes[NWARPS];
-    for (int b = 0; b < NWARPS; b++) modes[b] = b < 8 ? WT_FULL : b < 12 ? WT_EVEN : b - 11;
+    wt_warp_modes(modes);
     const size_t count = NWARPS * 32, bytes = count * sizeof(T);
     T *in = (T *)wt_host_alloc(bytes), *red = (T *)wt_host_alloc(bytes), *all = (T *)wt_host_alloc(bytes);
     for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(special);
@@ -85,7 +58,7 @@ static void run_case(int special)
     int *d_modes = (int *)wt_dev_alloc(sizeof modes);
     wt_to_dev(d_in, in, bytes);
     wt_to_dev(d_modes, modes, sizeof modes);
-    k_warp<W, T, Op><<<NWARPS, 32>>>(d_in, d_modes, d_red, d_all);
+    wt_k_warp<W, T, Op><<<NWARPS, 32>>>(d_in, d_modes, d_red, d_all);
     WT_LAUNCHED();
     wt_to_host(red, d_red, bytes);
     wt_to_host(all, d_all, bytes);

@@ -10,6 +10,7 @@
 #include <warpred/block_reduce.cuh>
 #include <warpred/grid_reduce.cuh>
 #include "wt_compound.h"
+#include "wt_kernels.h"
 
 /* ------------------------------------------------------------------------------------------
    inputs and the check
@@ -122,27 +123,11 @@ static void test_finishing_helpers_host(void **state)
    warp level
    ------------------------------------------------------------------------------------------ */
 
-enum { WT_FULL = 0, WT_EVEN = -1 };
-
 template <int W, typename F>
 __global__ void k_warp(const F *x, const unsigned char *present, const int *modes, warpred_welford<F> *red, warpred_welford<F> *all)
 {
-    const int i = blockIdx.x * 32 + threadIdx.x, lane = threadIdx.x, mode = modes[blockIdx.x];
-    const warpred_welford<F> w = lane_value(x, present, i);
-    if (mode == WT_FULL || (mode == WT_EVEN && (lane / W) % 2 == 0)) {
-        red[i] = warpred_warp_reduce<W>(w, warpred_op_welford());
-        all[i] = warpred_warp_allreduce<W>(w, warpred_op_welford());
-    } else if (mode > 0 && lane < mode) {
-        red[i] = warpred_warp_reduce_partial<W>(w, warpred_op_welford(), mode);
-        all[i] = warpred_warp_allreduce_partial<W>(w, warpred_op_welford(), mode);
-    }
-}
-
-static int lane_calls(int mode, int W, int lane)
-{
-    if (mode == WT_FULL) return 1;
-    if (mode == WT_EVEN) return (lane / W) % 2 == 0;
-    return lane < mode;
+    const int i = blockIdx.x * 32 + threadIdx.x;
+    wt_warp_calls<W>(lane_value(x, present, i), warpred_op_welford(), modes[blockIdx.x], red + i, all + i);
 }
 
 /* empties: 0 none, 1 a quarter of the lanes, 2 most lanes (many segments with 0 or 1 value) */
@@ -150,9 +135,9 @@ template <int W, typename F>
 static void run_warp(int data, int empties)
 {
     typedef warpred_welford<F> Wf;
-    enum { NWARPS = 8 + 4 + 32 };
+    enum { NWARPS = WT_MODE_WARPS };
     int modes[NWARPS];
-    for (int b = 0; b < NWARPS; b++) modes[b] = b < 8 ? WT_FULL : b < 12 ? WT_EVEN : b - 11;
+    wt_warp_modes(modes);
     const size_t n = NWARPS * 32;
     F *x = (F *)malloc(n * sizeof(F));
     unsigned char *present = (unsigned char *)malloc(n);
@@ -172,12 +157,10 @@ static void run_warp(int data, int empties)
     wt_to_host(all, d_all, n * sizeof(Wf));
     for (int b = 0; b < NWARPS; b++)
         for (int seg = 0; seg < 32; seg += W) {
-            int pos[32], k = 0;
-            for (int l = seg; l < seg + W; l++) {
-                if (lane_calls(modes[b], W, l)) pos[k++] = b * 32 + l;
-                else if (!wt_is_poison(red[b * 32 + l]) || !wt_is_poison(all[b * 32 + l]))
-                    fail_msg("welford %s width %d mode %d: lane %d did not call but was written", fname<F>(), W, modes[b], l);
-            }
+            int pos[32], stray;
+            const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
+            if (stray >= 0)
+                fail_msg("welford %s width %d mode %d: lane %d did not call but was written", fname<F>(), W, modes[b], stray);
             if (k == 0) continue;
             char why[400];
             if (!check_welford(x, present, pos, k, red[pos[0]], why, sizeof why))
