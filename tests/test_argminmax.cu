@@ -310,38 +310,15 @@ static void test_warp_integers(void **state)
 template <typename T, typename I, typename Op>
 __global__ void k_block(const T *v, const I *idx, int valid, warpred_arg<T, I> *red, warpred_arg<T, I> *all)
 {
-    const int nthreads = blockDim.x * blockDim.y * blockDim.z;
-    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const int i = blockIdx.x * nthreads + tid;
-    const warpred_arg<T, I> a = warpred_make_arg(v[i], idx[i]);
-    warpred_arg<T, I> r, s;
-    if (valid > 0) {
-        r = warpred_block_reduce_valid(a, Op(), valid);
-        s = warpred_block_allreduce_valid(a, Op(), valid);
-    } else {
-        r = warpred_block_reduce(a, Op());
-        s = warpred_block_allreduce(a, Op());
-    }
-    if (tid == 0) red[blockIdx.x] = r;
-    all[i] = s;
+    const int tid = wt_block_tid(), i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
+    wt_block_calls(warpred_make_arg(v[i], idx[i]), Op(), valid, tid, red + blockIdx.x, all + i);
 }
 
 template <int BT, typename T, typename I, typename Op>
 __global__ void k_block_static(const T *v, const I *idx, int valid, warpred_arg<T, I> *red, warpred_arg<T, I> *all)
 {
-    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const int i = blockIdx.x * BT + tid;
-    const warpred_arg<T, I> a = warpred_make_arg(v[i], idx[i]);
-    warpred_arg<T, I> r, s;
-    if (valid > 0) {
-        r = warpred_block_reduce_valid<BT>(a, Op(), valid);
-        s = warpred_block_allreduce_valid<BT>(a, Op(), valid);
-    } else {
-        r = warpred_block_reduce<BT>(a, Op());
-        s = warpred_block_allreduce<BT>(a, Op());
-    }
-    if (tid == 0) red[blockIdx.x] = r;
-    all[i] = s;
+    const int tid = wt_block_tid(), i = blockIdx.x * BT + tid;
+    wt_block_calls_static<BT>(warpred_make_arg(v[i], idx[i]), Op(), valid, tid, red + blockIdx.x, all + i);
 }
 
 template <typename T, typename I>

@@ -201,38 +201,15 @@ static void test_warp(void **state)
 template <typename F>
 __global__ void k_block(const F *x, int valid, warpred_softmax<F> *red, warpred_softmax<F> *all)
 {
-    const int nthreads = blockDim.x * blockDim.y * blockDim.z;
-    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const int i = blockIdx.x * nthreads + tid;
-    const warpred_softmax<F> p = warpred_softmax_of(x[i]);
-    warpred_softmax<F> r, s;
-    if (valid > 0) {
-        r = warpred_block_reduce_valid(p, warpred_op_softmax(), valid);
-        s = warpred_block_allreduce_valid(p, warpred_op_softmax(), valid);
-    } else {
-        r = warpred_block_reduce(p, warpred_op_softmax());
-        s = warpred_block_allreduce(p, warpred_op_softmax());
-    }
-    if (tid == 0) red[blockIdx.x] = r;
-    all[i] = s;
+    const int tid = wt_block_tid(), i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
+    wt_block_calls(warpred_softmax_of(x[i]), warpred_op_softmax(), valid, tid, red + blockIdx.x, all + i);
 }
 
 template <int BT, typename F>
 __global__ void k_block_static(const F *x, int valid, warpred_softmax<F> *red, warpred_softmax<F> *all)
 {
-    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const int i = blockIdx.x * BT + tid;
-    const warpred_softmax<F> p = warpred_softmax_of(x[i]);
-    warpred_softmax<F> r, s;
-    if (valid > 0) {
-        r = warpred_block_reduce_valid<BT>(p, warpred_op_softmax(), valid);
-        s = warpred_block_allreduce_valid<BT>(p, warpred_op_softmax(), valid);
-    } else {
-        r = warpred_block_reduce<BT>(p, warpred_op_softmax());
-        s = warpred_block_allreduce<BT>(p, warpred_op_softmax());
-    }
-    if (tid == 0) red[blockIdx.x] = r;
-    all[i] = s;
+    const int tid = wt_block_tid(), i = blockIdx.x * BT + tid;
+    wt_block_calls_static<BT>(warpred_softmax_of(x[i]), warpred_op_softmax(), valid, tid, red + blockIdx.x, all + i);
 }
 
 /* valid > 0: the inputs past the first `valid` are NaN: counting one shows. */

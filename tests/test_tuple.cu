@@ -261,36 +261,15 @@ static void test_warp(void **state)
 template <typename Tup, typename Op>
 __global__ void k_block(const Tup *in, int valid, Tup *red, Tup *all)
 {
-    const int nthreads = blockDim.x * blockDim.y * blockDim.z;
-    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const int i = blockIdx.x * nthreads + tid;
-    Tup r, s;
-    if (valid > 0) {
-        r = warpred_block_reduce_valid(in[i], Op(), valid);
-        s = warpred_block_allreduce_valid(in[i], Op(), valid);
-    } else {
-        r = warpred_block_reduce(in[i], Op());
-        s = warpred_block_allreduce(in[i], Op());
-    }
-    if (tid == 0) red[blockIdx.x] = r;
-    all[i] = s;
+    const int tid = wt_block_tid(), i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
+    wt_block_calls(in[i], Op(), valid, tid, red + blockIdx.x, all + i);
 }
 
 template <int BT, typename Tup, typename Op>
 __global__ void k_block_static(const Tup *in, int valid, Tup *red, Tup *all)
 {
-    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const int i = blockIdx.x * BT + tid;
-    Tup r, s;
-    if (valid > 0) {
-        r = warpred_block_reduce_valid<BT>(in[i], Op(), valid);
-        s = warpred_block_allreduce_valid<BT>(in[i], Op(), valid);
-    } else {
-        r = warpred_block_reduce<BT>(in[i], Op());
-        s = warpred_block_allreduce<BT>(in[i], Op());
-    }
-    if (tid == 0) red[blockIdx.x] = r;
-    all[i] = s;
+    const int tid = wt_block_tid(), i = blockIdx.x * BT + tid;
+    wt_block_calls_static<BT>(in[i], Op(), valid, tid, red + blockIdx.x, all + i);
 }
 
 /* valid > 0: only the first `valid` threads' values count; the others hold values that would

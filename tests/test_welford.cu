@@ -211,38 +211,15 @@ static void test_warp_double(void **state)
 template <typename F>
 __global__ void k_block(const F *x, const unsigned char *present, int valid, warpred_welford<F> *red, warpred_welford<F> *all)
 {
-    const int nthreads = blockDim.x * blockDim.y * blockDim.z;
-    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const int i = blockIdx.x * nthreads + tid;
-    const warpred_welford<F> w = lane_value(x, present, i);
-    warpred_welford<F> r, s;
-    if (valid > 0) {
-        r = warpred_block_reduce_valid(w, warpred_op_welford(), valid);
-        s = warpred_block_allreduce_valid(w, warpred_op_welford(), valid);
-    } else {
-        r = warpred_block_reduce(w, warpred_op_welford());
-        s = warpred_block_allreduce(w, warpred_op_welford());
-    }
-    if (tid == 0) red[blockIdx.x] = r;
-    all[i] = s;
+    const int tid = wt_block_tid(), i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
+    wt_block_calls(lane_value(x, present, i), warpred_op_welford(), valid, tid, red + blockIdx.x, all + i);
 }
 
 template <int BT, typename F>
 __global__ void k_block_static(const F *x, const unsigned char *present, int valid, warpred_welford<F> *red, warpred_welford<F> *all)
 {
-    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const int i = blockIdx.x * BT + tid;
-    const warpred_welford<F> w = lane_value(x, present, i);
-    warpred_welford<F> r, s;
-    if (valid > 0) {
-        r = warpred_block_reduce_valid<BT>(w, warpred_op_welford(), valid);
-        s = warpred_block_allreduce_valid<BT>(w, warpred_op_welford(), valid);
-    } else {
-        r = warpred_block_reduce<BT>(w, warpred_op_welford());
-        s = warpred_block_allreduce<BT>(w, warpred_op_welford());
-    }
-    if (tid == 0) red[blockIdx.x] = r;
-    all[i] = s;
+    const int tid = wt_block_tid(), i = blockIdx.x * BT + tid;
+    wt_block_calls_static<BT>(lane_value(x, present, i), warpred_op_welford(), valid, tid, red + blockIdx.x, all + i);
 }
 
 /* valid > 0: values past the first `valid` are huge and present, so counting one shows. */

@@ -1,10 +1,12 @@
-/* tests/wt_kernels.h - the warp-level test shape that every warp test shares: which lanes of a
+/* tests/wt_kernels.h - the test shapes that the warp and block tests share: which lanes of a
    test warp call (the modes), the device side that makes those calls, and the host side that
-   finds, per segment, the lanes that called (and a lane that did not call but was written). */
+   finds, per segment, the lanes that called (and a lane that did not call but was written); and
+   the block-level reduce-then-allreduce calls (dynamic and static block sizes). */
 #ifndef WT_KERNELS_H
 #define WT_KERNELS_H
 
 #include <warpred/warp_reduce.cuh>
+#include <warpred/block_reduce.cuh>
 #include "wt_types.h"
 
 /* How the lanes of one test warp call:
@@ -66,6 +68,45 @@ static int wt_segment_callers(int mode, int W, int b, int seg, const T *red, con
         else if (*stray < 0 && (!wt_is_poison(red[i]) || !wt_is_poison(all[i]))) *stray = l;
     }
     return k;
+}
+
+/* Block level, blocks of up to three dimensions: the thread's linear index in its block. */
+static __device__ __forceinline__ int wt_block_tid(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+/* One thread of a block: reduce, then allreduce, v (their _valid forms when valid > 0) with no
+   barrier in between; thread tid 0 writes *red (the block's slot), every thread *all (its own). */
+template <typename T, typename Op>
+__device__ void wt_block_calls(T v, Op op, int valid, int tid, T *red, T *all)
+{
+    T r, s;
+    if (valid > 0) {
+        r = warpred_block_reduce_valid(v, op, valid);
+        s = warpred_block_allreduce_valid(v, op, valid);
+    } else {
+        r = warpred_block_reduce(v, op);
+        s = warpred_block_allreduce(v, op);
+    }
+    if (tid == 0) *red = r;
+    *all = s;
+}
+
+/* The same with the forms for a block size BT known at compile time. */
+template <int BT, typename T, typename Op>
+__device__ void wt_block_calls_static(T v, Op op, int valid, int tid, T *red, T *all)
+{
+    T r, s;
+    if (valid > 0) {
+        r = warpred_block_reduce_valid<BT>(v, op, valid);
+        s = warpred_block_allreduce_valid<BT>(v, op, valid);
+    } else {
+        r = warpred_block_reduce<BT>(v, op);
+        s = warpred_block_allreduce<BT>(v, op);
+    }
+    if (tid == 0) *red = r;
+    *all = s;
 }
 
 #endif /* WT_KERNELS_H */
