@@ -122,20 +122,6 @@ static const char *wt_version_disagrees(const long v[WT_VERSION_FIELDS], const l
     return NULL;
 }
 
-static char *wt_read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = (char *)wt_host_alloc((size_t)size + 1);
-    size_t got = fread(text, 1, (size_t)size, f);
-    fclose(f);
-    text[got] = '\0';
-    return text;
-}
-
 static void test_version_parser_catches_disagreement(void **state)
 {
     (void)state;

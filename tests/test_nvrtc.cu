@@ -214,15 +214,7 @@ static const char *const wt_run_minmax_src =
    by the running test: the test compiles exactly what the README shows, with CuPy's options. */
 static char *wt_readme_cupy_source(void)
 {
-    FILE *f = fopen(WT_REPO_DIR "/README.md", "rb");
-    if (!f) fail_msg("cannot open %s/README.md", WT_REPO_DIR);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = (char *)wt_host_alloc((size_t)size + 1);
-    size_t got = fread(text, 1, (size_t)size, f);
-    fclose(f);
-    text[got] = '\0';
+    char *text = wt_read_file(WT_REPO_DIR "/README.md");
     const char *open_mark = "src = r\"\"\"\n";
     char *start = strstr(text, open_mark);
     char *end = start ? strstr(start + strlen(open_mark), "\"\"\"") : NULL;

@@ -9,6 +9,7 @@
    - wt_dev_alloc / wt_dev_free, wt_host_alloc / wt_host_free: buffers owned by the running test,
      so that a failing test (fail_msg longjmps out of it) leaks nothing: WT_TEST(f) registers the
      test with wt_teardown, which frees whatever the test did not. Device buffers start poisoned.
+   - wt_read_file: a whole file as a string owned by the running test
 */
 #ifndef WT_H
 #define WT_H
@@ -195,6 +196,22 @@ static inline void wt_host_free(void *p)
 {
     wt_disown(p);
     free(p);
+}
+
+/* A whole file as a NUL-terminated string owned by the running test (a file that cannot be opened
+   fails the test). */
+static inline char *wt_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = (char *)wt_host_alloc((size_t)size + 1);
+    size_t got = fread(text, 1, (size_t)size, f);
+    fclose(f);
+    text[got] = '\0';
+    return text;
 }
 
 static inline void wt_to_dev(void *dst, const void *src, size_t bytes)
