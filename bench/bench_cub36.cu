@@ -112,22 +112,15 @@ static void sum_once(void *p)
 /* The result of variant v on x[0..n) (the start of the buffer), as a double. */
 static double result_of(const sum_ctx *c, int v, size_t n)
 {
-    sum_ctx one = *c;
-    one.variant = v;
-    one.n = n;
-    const size_t saved = g_calls;
-    g_calls = 0; /* slot 0: the start of the buffer */
-    BCHECK(cudaMemset(one.out, 0, 8));
-    sum_once(&one);
-    BCHECK(cudaGetLastError());
-    g_calls = saved;
+    unsigned char bytes[8];
+    bench_result_of(c, v, n, sum_once, bytes);
     if (c->kase == CASE_FLOAT_SUM) {
         float f;
-        BCHECK(cudaMemcpy(&f, one.out, 4, cudaMemcpyDeviceToHost));
+        memcpy(&f, bytes, 4);
         return f;
     }
     double d;
-    BCHECK(cudaMemcpy(&d, one.out, 8, cudaMemcpyDeviceToHost));
+    memcpy(&d, bytes, 8);
     return d;
 }
 
@@ -160,21 +153,8 @@ int main(int argc, char **argv)
         for (int kase = 0; kase < CASES; kase++)
             for (int e = 10; e <= 30; e += 2) {
                 const size_t n = (size_t)1 << e;
-                sum_ctx ctx[VARIANTS];
-                void *ctxs[VARIANTS];
-                bench_fn fns[VARIANTS];
+                bench_time_sum_variants(&c, kase, e, VARIANTS, sum_once, us[kase][e][run]);
                 for (int v = 0; v < VARIANTS; v++) {
-                    ctx[v] = c;
-                    ctx[v].kase = kase;
-                    ctx[v].variant = v;
-                    ctx[v].n = n;
-                    ctxs[v] = &ctx[v];
-                    fns[v] = sum_once;
-                }
-                const int reps = e <= 24 ? 201 : e <= 28 ? 41 : 15;
-                bench_interleaved_median_ms(fns, ctxs, VARIANTS, 5, reps, us[kase][e][run]);
-                for (int v = 0; v < VARIANTS; v++) {
-                    us[kase][e][run][v] *= 1000.0f;
                     fprintf(csv, "device_sum,\"%s\",\"%s\",%zu,%.3f,%.2f,GB/s\n", case_name[kase], variant_name[v], n, us[kase][e][run][v],
                             (double)n * case_elem[kase] / (us[kase][e][run][v] * 1e3));
                 }

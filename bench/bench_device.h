@@ -1,6 +1,7 @@
 /* bench/bench_device.h - what the device-wide benchmarks (bench_reduce.cu, bench_cub36.cu) share:
    the input buffer and its fill, the rotation that keeps calls from reading data another call
-   left in L2, the read-ceiling kernel with warpred's grid, and the median of three runs. */
+   left in L2, the read-ceiling kernel with warpred's grid, the median of three runs, the timing
+   of one table row's variants, and one variant's result on the start of the buffer. */
 #ifndef BENCH_DEVICE_H
 #define BENCH_DEVICE_H
 
@@ -61,6 +62,51 @@ static double median3(double a, double b, double c)
     double v[3] = {a, b, c};
     qsort(v, 3, sizeof v[0], cmp_double);
     return v[1];
+}
+
+/* One row of a device-wide sum table: variants 0..variants-1 of the case at 2^e elements, timed
+   interleaved (5 warm-ups; 201 calls up to 2^24, 41 up to 2^28, 15 above), us per call into
+   us_out[v]. Ctx is the program's sum_ctx (fields kase, variant, n); the copies differ only there. */
+enum { BENCH_MAX_VARIANTS = 8 };
+
+template <typename Ctx>
+static void bench_time_sum_variants(const Ctx *c, int kase, int e, int variants, bench_fn once, float *us_out)
+{
+    Ctx ctx[BENCH_MAX_VARIANTS];
+    void *ctxs[BENCH_MAX_VARIANTS];
+    bench_fn fns[BENCH_MAX_VARIANTS];
+    if (variants > BENCH_MAX_VARIANTS) {
+        fprintf(stderr, "bench_time_sum_variants: %d variants, at most %d\n", variants, (int)BENCH_MAX_VARIANTS);
+        exit(1);
+    }
+    for (int v = 0; v < variants; v++) {
+        ctx[v] = *c;
+        ctx[v].kase = kase;
+        ctx[v].variant = v;
+        ctx[v].n = (size_t)1 << e;
+        ctxs[v] = &ctx[v];
+        fns[v] = once;
+    }
+    const int reps = e <= 24 ? 201 : e <= 28 ? 41 : 15;
+    bench_interleaved_median_ms(fns, ctxs, variants, 5, reps, us_out);
+    for (int v = 0; v < variants; v++) us_out[v] *= 1000.0f;
+}
+
+/* Runs variant v of the program's sum_ctx once on x[0..n) (the start of the buffer, the rotation's
+   slot 0) and copies its 8-byte result (c->out) into host; the rotation resumes where it was. */
+template <typename Ctx>
+static void bench_result_of(const Ctx *c, int v, size_t n, bench_fn once, void *host)
+{
+    Ctx one = *c;
+    one.variant = v;
+    one.n = n;
+    const size_t saved = g_calls;
+    g_calls = 0;
+    BCHECK(cudaMemset(one.out, 0, 8));
+    once(&one);
+    BCHECK(cudaGetLastError());
+    BCHECK(cudaMemcpy(host, one.out, 8, cudaMemcpyDeviceToHost));
+    g_calls = saved;
 }
 
 #endif /* BENCH_DEVICE_H */

@@ -109,19 +109,7 @@ static size_t cub_temp_bytes_needed(char *buf, void *out)
 }
 
 /* Runs variant v once on x[0..n) (the start of the buffer) and copies the 8-byte result back. */
-static void result_of(sum_ctx *c, int v, size_t n, void *host)
-{
-    sum_ctx one = *c;
-    one.variant = v;
-    one.n = n;
-    const size_t saved = g_calls;
-    g_calls = 0; /* slot 0: the start of the buffer */
-    BCHECK(cudaMemset(one.out, 0, 8));
-    sum_once(&one);
-    BCHECK(cudaGetLastError());
-    BCHECK(cudaMemcpy(host, one.out, 8, cudaMemcpyDeviceToHost));
-    g_calls = saved;
-}
+static void result_of(sum_ctx *c, int v, size_t n, void *host) { bench_result_of(c, v, n, sum_once, host); }
 
 /* warpred's result against CUB's on the same data: "equal" (bits), or their relative difference. */
 static void compare_with_cub(sum_ctx *c, int kase, size_t n, char *text, size_t len)
@@ -197,21 +185,8 @@ static void bench_device_reduce(FILE *csv)
             for (int e = 10; e <= 30; e += 2) {
                 const size_t n = (size_t)1 << e;
                 const int variants = kase == CASE_FLOAT_SUM ? VARIANTS : V_ACCURATE;
-                sum_ctx ctx[VARIANTS];
-                void *ctxs[VARIANTS];
-                bench_fn fns[VARIANTS];
+                bench_time_sum_variants(&c, kase, e, variants, sum_once, us[kase][e][run]);
                 for (int v = 0; v < variants; v++) {
-                    ctx[v] = c;
-                    ctx[v].kase = kase;
-                    ctx[v].variant = v;
-                    ctx[v].n = n;
-                    ctxs[v] = &ctx[v];
-                    fns[v] = sum_once;
-                }
-                const int reps = e <= 24 ? 201 : e <= 28 ? 41 : 15;
-                bench_interleaved_median_ms(fns, ctxs, variants, 5, reps, us[kase][e][run]);
-                for (int v = 0; v < variants; v++) {
-                    us[kase][e][run][v] *= 1000.0f;
                     const double bytes = (double)n * case_elem[kase];
                     fprintf(csv, "device_sum,\"%s\",\"%s\",%zu,%.3f,%.2f,GB/s\n", case_name[kase], variant_name(kase, v), n,
                             us[kase][e][run][v], bytes / (us[kase][e][run][v] * 1e3));
