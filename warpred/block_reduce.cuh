@@ -142,10 +142,11 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
     }
     __syncthreads();
     const int nwarps = (counted + 31) >> 5;
-    /* Up to 16 scalar partials: thread 0 folds them in order, a chain of at most 15 operations
-       with the shared-memory loads in flight together, which is shorter than five dependent
-       shuffles. More, or compound values (whose operations are long): warp 0 shuffles. */
-    const bool serial = warpred__is_scalar<T>::value && nwarps <= 16;
+    /* Up to 16 partials of scalars (or tuples of scalars, folded as their members would be
+       alone): thread 0 folds them in order, a chain of at most 15 operations with the
+       shared-memory loads in flight together, which is shorter than five dependent shuffles.
+       More, or other compound values (whose operations are long): warp 0 shuffles. */
+    const bool serial = warpred__scalar_members<T>::value && nwarps <= 16;
     const bool folds = serial ? tid == 0 : tid < nwarps;
     if (Broadcast) {
         if (folds) {

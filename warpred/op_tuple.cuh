@@ -28,10 +28,13 @@
 
    (This snippet is compiled and checked in tests/test_tuple.cu.)
 
-   SEMANTICS  Member i of the result is exactly what reducing member i alone with Oi gives at
-   the same layer and shape (same NaN and -0 rules, same bits): the warp trees run each member
-   on its own path (float/double min/max members keep the one-instruction step and the vote at
-   the end). Identity: the tuple of the members' identities.
+   SEMANTICS  Member i of the result follows Oi's rules (NaN, -0, wrapping) exactly. At warp
+   and block level it has the very bits that reducing member i alone with Oi gives at the same
+   shape: the warp trees run each member on its own path (float/double min/max members keep
+   the one-instruction step and the vote at the end) and the block folds a tuple of scalars as
+   it folds a scalar. The grid layer loads fewer partials of a large value at once, so there a
+   float sum member may differ from a separate grid reduction in the last bits (it is still
+   deterministic). Identity: the tuple of the members' identities.
 
    COST  A tuple saves latency (the members' shuffles overlap) and, at block level, barriers;
    it does not save instructions: in a throughput-bound loop at warp level it runs about as

@@ -272,6 +272,26 @@ template <typename T> __device__ __forceinline__ T warpred__add(T a, T b)
    member by member (never its padding). Any other type ends here with one message. */
 template <typename T> struct warpred__is_scalar { enum { value = warpred__is_integer<T>::value || warpred__float_bits<T>::is_float }; };
 
+/* Scalars, or tuples (op_tuple.cuh) of scalars: values whose operations are short, and which the
+   layers fold the way they fold each member alone (so a tuple member gets the bits of a
+   separate call). */
+template <typename A, typename B> struct warpred_tuple2;
+template <typename A, typename B, typename C> struct warpred_tuple3;
+template <typename A, typename B, typename C, typename D> struct warpred_tuple4;
+template <typename T> struct warpred__scalar_members { enum { value = warpred__is_scalar<T>::value }; };
+template <typename A, typename B> struct warpred__scalar_members<warpred_tuple2<A, B> > {
+    enum { value = warpred__scalar_members<A>::value && warpred__scalar_members<B>::value };
+};
+template <typename A, typename B, typename C> struct warpred__scalar_members<warpred_tuple3<A, B, C> > {
+    enum { value = warpred__scalar_members<A>::value && warpred__scalar_members<B>::value && warpred__scalar_members<C>::value };
+};
+template <typename A, typename B, typename C, typename D> struct warpred__scalar_members<warpred_tuple4<A, B, C, D> > {
+    enum {
+        value = warpred__scalar_members<A>::value && warpred__scalar_members<B>::value && warpred__scalar_members<C>::value &&
+                warpred__scalar_members<D>::value
+    };
+};
+
 template <typename T, typename F> __device__ __forceinline__ void warpred__visit(T &, F)
 {
     static_assert(warpred__always_false<T>::value,

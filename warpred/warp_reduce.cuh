@@ -208,9 +208,6 @@ __device__ __forceinline__ T warpred__tree_finish(T r, T v, unsigned segment, un
 
 /* Tuples (op_tuple.cuh): each member takes its own step and finish, so float/double min/max
    members keep the fast path above inside a tuple. */
-template <typename A, typename B> struct warpred_tuple2;
-template <typename A, typename B, typename C> struct warpred_tuple3;
-template <typename A, typename B, typename C, typename D> struct warpred_tuple4;
 template <typename O0, typename O1> struct warpred_op_tuple2;
 template <typename O0, typename O1, typename O2> struct warpred_op_tuple3;
 template <typename O0, typename O1, typename O2, typename O3> struct warpred_op_tuple4;
