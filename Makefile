@@ -166,7 +166,7 @@ $(BUILD)/test_%: tests/test_%.cu | $(BUILD)
 	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu | $(BUILD)
-	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWARPRED_NO_REDUX -DWARPRED_NO_NAN_MINMAX -DWARPRED__NO_NAN_MINMAX --use_fast_math \
+	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWARPRED_NO_REDUX -DWARPRED_NO_NAN_MINMAX --use_fast_math \
 	  $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_nvrtc: tests/test_nvrtc.cu | $(BUILD)
