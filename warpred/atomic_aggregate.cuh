@@ -138,7 +138,7 @@ __device__ __forceinline__ T warpred__atomic_inc_agg(T *p)
     T base = 0;
     if ((int)lane == leader) base = atomicAdd(p, (T)__popc(group));
     base = __shfl_sync(group, base, leader);
-    return base + (T)__popc(group & warpred__lanes_below());
+    return warpred__add(base, (T)__popc(group & warpred__lanes_below())); /* wraps, as atomicAdd does */
 }
 
 __device__ __forceinline__ int warpred_atomic_inc_agg(int *p) { return warpred__atomic_inc_agg(p); }

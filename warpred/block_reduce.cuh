@@ -62,7 +62,8 @@
      - All threads pass the same op.
 
    SHARED MEMORY AND BACK-TO-BACK CALLS  Each value type owns a static __shared__ array of
-   33 elements (at most 264 bytes); you declare nothing. The functions place their own
+   33 elements (33 * sizeof(T): 264 bytes for 8-byte scalars, more for compound values, e.g. 792
+   for warpred_welford<double>); you declare nothing. The functions place their own
    barriers so that calls may follow each other directly or sit in a loop with no
    __syncthreads() of yours in between: the partials of the next call are written only after
    every thread has passed a barrier that comes after the last read of the previous call's
@@ -78,7 +79,7 @@
 
 #include "warp_reduce.cuh"
 
-/* ---- the block's shape ---- */
+/* ---- the block's shape (also used by the grid layer: part of this layer's entry points) ---- */
 
 __device__ __forceinline__ int warpred__block_thread_rank(void)
 {

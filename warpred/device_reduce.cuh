@@ -35,7 +35,8 @@
    THE CALLS (host functions; out is device memory; every pointer is device memory)
      warpred_device_plan_create(&plan, value_bytes, &why)   allocates the scratch for the
          current device: room for one partial per block of a full wave, each of up to
-         value_bytes bytes (0: 32 bytes, enough for every built-in operation and value type).
+         value_bytes bytes (0: 32 bytes, enough for every scalar and single compound value;
+         a tuple of compound values may need more: the call then fails with a message).
      warpred_device_reduce(&plan, in, n, out, op, f, stream = 0, &why = NULL)
          *out = op over f(in[i], i), i in [0, n). The accumulator and *out have the type R of
          out: f's result converts to R (so float input, double out and warpred_xf_identity
@@ -48,7 +49,9 @@
          uses (for benchmarks that compare against a kernel with the same grid).
      warpred_device_plan_destroy(&plan)   frees the scratch.
    Each returns cudaSuccess or an error code. why, when not NULL, points at a message after
-   the call ("no error" on success): a static string, valid for the life of the program.
+   the call ("no error" on success): a static string, valid for the life of the program. As
+   with any launch, the error read after it (cudaGetLastError) may be an earlier one of yours
+   that nothing had read yet.
 
    TRANSFORMS  function objects with  __device__ R operator()(T x, size_t i) const, i the
    element's index. A transform may hold state (pointers to other arrays, thresholds):
@@ -78,7 +81,8 @@
        through op, so a NaN result is always the canonical NaN.
      - Integer sums wrap modulo 2^bits: to sum int without overflow, out a long long and
        warpred_xf_to<long long>().
-   DETERMINISM  The grid size depends only on n, sizeof(T) and the plan; which thread takes
+   DETERMINISM  The grid size depends only on n, sizeof(T), the plan and the kernel's occupancy
+   on the plan's device (fixed for a given T, R, op, transform and GPU model); which thread takes
    which element depends on that and on the address of in modulo 16. So the same call (same
    pointer, n, plan, data) gives the same bits every time, in any stream or graph. Moving the
    data to an address with another remainder modulo 16 may change the last bits of a float sum.
@@ -302,10 +306,16 @@ static inline unsigned warpred_device_blocks(const warpred_device_plan *plan, si
 template <typename Kernel>
 static inline unsigned warpred__device_grid(const warpred_device_plan *plan, Kernel kernel, size_t n, size_t elem_bytes)
 {
-    static int per_sm = 0;
-    if (per_sm == 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, WARPRED_DEVICE_THREADS, 0) != cudaSuccess) {
-        cudaGetLastError(); /* not sticky; fall back to the plan's limit */
-        per_sm = -1;
+    enum { DEVICES = 64 };
+    static int cached[DEVICES]; /* per device: GPUs of different models answer differently */
+    int per_sm = plan->device >= 0 && plan->device < DEVICES ? cached[plan->device] : 0;
+    if (per_sm == 0) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, WARPRED_DEVICE_THREADS, 0) != cudaSuccess) {
+            cudaGetLastError(); /* not sticky; fall back to the plan's limit, and ask again next time */
+            per_sm = -1;
+        } else if (plan->device >= 0 && plan->device < DEVICES) {
+            cached[plan->device] = per_sm; /* host threads racing here all store the same value */
+        }
     }
     const unsigned blocks = warpred_device_blocks(plan, n, elem_bytes);
     const unsigned resident = per_sm > 0 ? plan->sms * (unsigned)per_sm : plan->max_blocks;
@@ -330,7 +340,7 @@ static inline const char *warpred__device_check(const warpred_device_plan *plan,
     if (!plan->scratch.partials || !plan->scratch.counter || plan->max_blocks == 0)
         return "warpred_device_reduce: the plan was not created (or was destroyed): call warpred_device_plan_create";
     if (!in && n > 0) return "warpred_device_reduce: in is NULL and n > 0";
-    if ((size_t)in % in_align != 0) return "warpred_device_reduce: in is not aligned to its type";
+    if ((size_t)in % in_align != 0) return "warpred_device_reduce: in is not aligned to sizeof(T)";
     if (out_bytes > plan->value_bytes)
         return "warpred_device_reduce: the result type is larger than the plan's value_bytes "
                "(create the plan with value_bytes >= sizeof(result), or 0 for 32)";
@@ -352,7 +362,7 @@ warpred_device_reduce(const warpred_device_plan *plan, const T *in, size_t n, R 
     const char *ignored;
     cudaError_t err;
     if (!why) why = &ignored;
-    *why = warpred__device_check(plan, in, n, alignof(T), out, sizeof(R), &err);
+    *why = warpred__device_check(plan, in, n, sizeof(T), out, sizeof(R), &err); /* the vector path needs sizeof(T) */
     if (*why) return err;
     if (n == 0) {
         warpred__device_identity_kernel<R, Op><<<1, 1, 0, stream>>>(out, op);

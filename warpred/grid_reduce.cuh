@@ -72,7 +72,7 @@
    block's warp 0 folds them and the other warps of every block return at once; beyond that
    the whole last block folds them, then reduces. Either way the partials are loaded in one
    trip to L2 for grids of up to 8 blocks per thread of a block (values of up to 8 bytes;
-   larger compound values: 64 bytes' worth per thread).
+   compound values of 9..32 bytes: 64 bytes' worth per thread; larger: one at a time).
 
    OPERATIONS AND TYPES  those of block_reduce.cuh: the operations of ops.cuh or your own;
    int, unsigned, long long, unsigned long long, float, double, __half, __nv_bfloat16 and the

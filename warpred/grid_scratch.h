@@ -33,7 +33,7 @@
    cudaErrorInvalidValue with a message if any launch overflowed since the last check, and
    clears it.
 
-   This header has no dependencies; grid_reduce.cuh includes it.
+   This header needs no other warpred file (only the CUDA runtime API); grid_reduce.cuh includes it.
 */
 #ifndef WARPRED_GRID_SCRATCH_H
 #define WARPRED_GRID_SCRATCH_H

@@ -34,7 +34,8 @@
    the one-instruction step and the vote at the end) and the block folds a tuple of scalars as
    it folds a scalar. The grid layer loads fewer partials of a large value at once, so there a
    float sum member may differ from a separate grid reduction in the last bits (it is still
-   deterministic). Identity: the tuple of the members' identities.
+   deterministic). Identity: the tuple of the members' identities (a float sum member's is +0,
+   so warpred_device_reduce over only -0 gives +0 there, where warpred_device_sum gives -0).
 
    COST  A tuple saves latency (the members' shuffles overlap) and, at block level, barriers;
    it does not save instructions: in a throughput-bound loop at warp level it runs about as
