@@ -38,6 +38,7 @@ int main(void)
 #include <cuda/stream_ref>
 #include <cuda/std/execution>
 #include "bench_device.h"
+#include "warpred/op_rsum.cuh"
 
 /* A memory resource that hands out one preallocated buffer (CUB takes one allocation per call
    and gives it back before the next). */
@@ -66,9 +67,9 @@ static preallocated_resource g_resource;
 enum { CASE_FLOAT_SUM, CASE_DOUBLE_SUM, CASES };
 static const char *const case_name[] = {"float sum", "double sum"};
 static const size_t case_elem[] = {4, 8};
-enum { V_WARPRED, V_RUN_TO_RUN, V_GPU_TO_GPU, V_CEILING, VARIANTS };
+enum { V_WARPRED, V_RUN_TO_RUN, V_GPU_TO_GPU, V_CEILING, V_RSUM, VARIANTS };
 static const char *const variant_name[] = {"warpred", "CUB 3.6 DeviceReduce::Sum run_to_run", "CUB 3.6 DeviceReduce::Sum gpu_to_gpu",
-                                           "read ceiling"};
+                                           "read ceiling", "warpred_op_rsum (reproducible)"};
 
 typedef struct {
     int kase, variant;
@@ -98,6 +99,10 @@ static void sum_once(void *p)
     case V_WARPRED:
         if (c->kase == CASE_FLOAT_SUM) BCHECK(warpred_device_sum(c->plan, (const float *)x, n, (float *)c->out));
         else BCHECK(warpred_device_sum(c->plan, (const double *)x, n, (double *)c->out));
+        break;
+    case V_RSUM:
+        if (c->kase == CASE_FLOAT_SUM) BCHECK(warpred_device_reduce(c->plan, (const float *)x, n, (float *)c->out, warpred_op_rsum()));
+        else BCHECK(warpred_device_reduce(c->plan, (const double *)x, n, (double *)c->out, warpred_op_rsum()));
         break;
     case V_CEILING:
         k_read<<<warpred_device_blocks(c->plan, n, case_elem[c->kase]), WARPRED_DEVICE_THREADS>>>((const float4 *)x, bytes / 16,
@@ -189,6 +194,34 @@ int main(int argc, char **argv)
             printf("| %-10s | 2^%-3d | %10.2f | %13.2f | %5.2f | %4.2f..%4.2f  | %13.2f | %5.2f | %4.2f..%4.2f  | %10.2f | %5.1f%% | %14.1e | %14.1e |\n",
                    case_name[kase], e, m[V_WARPRED], m[V_RUN_TO_RUN], ratio[0], lo[0], hi[0], m[V_GPU_TO_GPU], ratio[1], lo[1], hi[1],
                    m[V_CEILING], 100.0 * m[V_CEILING] / m[V_WARPRED], (r2r - w) / w, (g2g - w) / w);
+        }
+    printf("\n");
+
+    printf("reproducible sum: warpred_device_reduce(..., warpred_op_rsum()) (the same bits for any grid, block size or GPU)\n"
+           "vs CUB %d.%d.%d's gpu_to_gpu sum and vs warpred's plain sum: median us (median of %d runs); g2g ratio = t_gpu_to_gpu /\n"
+           "t_rsum and %% plain = t_plain / t_rsum (medians of the runs' ratios); the last columns: (other - rsum) / rsum, the\n"
+           "reproducible sum being the accurate one (its error bound: warpred/op_rsum.cuh)\n\n",
+           CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, RUNS);
+    printf("| case       | N     | rsum us | gpu_to_gpu us | g2g ratio | plain us | %% plain | g2g vs rsum | plain vs rsum |\n");
+    printf("|------------|-------|--------:|--------------:|----------:|---------:|--------:|------------:|--------------:|\n");
+    for (int kase = 0; kase < CASES; kase++)
+        for (int e = 10; e <= 30; e += 2) {
+            const size_t n = (size_t)1 << e;
+            float (*u)[VARIANTS] = us[kase][e];
+            double g2g[RUNS], plain[RUNS];
+            for (int run = 0; run < RUNS; run++) {
+                g2g[run] = u[run][V_GPU_TO_GPU] / u[run][V_RSUM];
+                plain[run] = u[run][V_WARPRED] / u[run][V_RSUM];
+                fprintf(csv, "rsum_ratio,\"%s\",\"gpu_to_gpu / rsum, run %d\",%zu,,%.4f,ratio\n", case_name[kase], run, n, g2g[run]);
+                fprintf(csv, "rsum_ratio,\"%s\",\"plain / rsum, run %d\",%zu,,%.4f,ratio\n", case_name[kase], run, n, plain[run]);
+            }
+            sum_ctx k = c;
+            k.kase = kase;
+            const double r = result_of(&k, V_RSUM, n), g = result_of(&k, V_GPU_TO_GPU, n), w = result_of(&k, V_WARPRED, n);
+            printf("| %-10s | 2^%-3d | %7.2f | %13.2f | %9.2f | %8.2f | %6.1f%% | %11.1e | %13.1e |\n", case_name[kase], e,
+                   median3(u[0][V_RSUM], u[1][V_RSUM], u[2][V_RSUM]), median3(u[0][V_GPU_TO_GPU], u[1][V_GPU_TO_GPU], u[2][V_GPU_TO_GPU]),
+                   median3(g2g[0], g2g[1], g2g[2]), median3(u[0][V_WARPRED], u[1][V_WARPRED], u[2][V_WARPRED]),
+                   100.0 * median3(plain[0], plain[1], plain[2]), (g - r) / r, (w - r) / r);
         }
     printf("\n");
     BCHECK(cudaFree(c.buf));

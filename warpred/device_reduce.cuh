@@ -35,7 +35,7 @@
    THE CALLS (host functions; out is device memory; every pointer is device memory)
      warpred_device_plan_create(&plan, value_bytes, &why)   allocates the scratch for the
          current device: room for one partial per block of a full wave, each of up to
-         value_bytes bytes (0: 32 bytes, enough for every scalar and single compound value;
+         value_bytes bytes (0: 64 bytes, enough for every scalar and single compound value;
          a tuple of compound values may need more: the call then fails with a message).
      warpred_device_reduce(&plan, in, n, out, op, f, stream = 0, &why = NULL)
          *out = op over f(in[i], i), i in [0, n). The accumulator and *out have the type R of
@@ -189,6 +189,43 @@ __device__ __forceinline__ R warpred__device_vector(uint4 raw, size_t first, Op 
     return r[0];
 }
 
+/* Operations whose running state differs from their inputs (warpred_op_rsum: an accumulator
+   that takes values one at a time) declare `absorbs`, an accumulator<R> type, absorb() and
+   finish<R>(); every other operation combines transformed elements with op itself. */
+template <typename Op, typename = void> struct warpred__absorbs { enum { value = 0 }; };
+template <typename Op> struct warpred__absorbs<Op, decltype((void)Op::absorbs)> { enum { value = 1 }; };
+
+template <typename Op, typename R, bool = warpred__absorbs<Op>::value> struct warpred__device_acc { typedef R type; };
+template <typename Op, typename R> struct warpred__device_acc<Op, R, true> { typedef typename Op::template accumulator<R>::type type; };
+
+/* One transformed element into the thread's accumulator. */
+template <typename A, typename Op, typename V> __device__ __forceinline__ void warpred__device_take(A &acc, Op op, V v)
+{
+    if constexpr (warpred__absorbs<Op>::value) Op::absorb(acc, v);
+    else acc = op(acc, (A)v);
+}
+
+/* The K elements of one 16-byte load: paired by op, or absorbed one by one. */
+template <typename T, typename A, typename Op, typename F>
+__device__ __forceinline__ void warpred__device_take_vector(A &acc, uint4 raw, size_t first, Op op, F f)
+{
+    if constexpr (warpred__absorbs<Op>::value) {
+        enum { K = 16 / sizeof(T) };
+        T e[K];
+        memcpy(e, &raw, 16);
+#pragma unroll
+        for (int j = 0; j < K; j++) Op::absorb(acc, f(e[j], first + j));
+    } else {
+        acc = op(acc, warpred__device_vector<T, A>(raw, first, op, f));
+    }
+}
+
+template <typename A, typename Op> __device__ __forceinline__ A warpred__device_empty(void)
+{
+    if constexpr (warpred__absorbs<Op>::value) return Op::template identity<A>();
+    else return warpred__device_start<Op, A>::value();
+}
+
 /* This thread's share of f(in[i], i), i < n: scalar loads up to the first 16-byte boundary
    (the head), a grid-stride loop of 16-byte loads with WARPRED_DEVICE_LOADS in flight, scalar
    loads for the rest (the tail). A thread with no element returns the start value. */
@@ -201,8 +238,8 @@ __device__ __forceinline__ R warpred__device_thread_reduce(const T *__restrict__
     const size_t misalign = ((size_t)in % 16) / sizeof(T);
     size_t head = misalign ? K - misalign : 0;
     if (head > n) head = n;
-    R acc = warpred__device_start<Op, R>::value();
-    if (g < head) acc = op(acc, (R)f(in[g], g));
+    R acc = warpred__device_empty<R, Op>();
+    if (g < head) warpred__device_take(acc, op, f(in[g], g));
 
     const uint4 *__restrict__ vec = (const uint4 *)(in + head);
     const size_t nv = (n - head) / K;
@@ -212,12 +249,12 @@ __device__ __forceinline__ R warpred__device_thread_reduce(const T *__restrict__
 #pragma unroll
         for (int u = 0; u < U; u++) raw[u] = __ldg(&vec[i + u * G]); /* all loads first */
 #pragma unroll
-        for (int u = 0; u < U; u++) acc = op(acc, warpred__device_vector<T, R>(raw[u], head + (i + u * G) * K, op, f));
+        for (int u = 0; u < U; u++) warpred__device_take_vector<T>(acc, raw[u], head + (i + u * G) * K, op, f);
     }
-    for (; i < nv; i += G) acc = op(acc, warpred__device_vector<T, R>(__ldg(&vec[i]), head + i * K, op, f));
+    for (; i < nv; i += G) warpred__device_take_vector<T>(acc, __ldg(&vec[i]), head + i * K, op, f);
 
     const size_t tail = head + nv * K;
-    if (g < n - tail) acc = op(acc, (R)f(in[tail + g], tail + g));
+    if (g < n - tail) warpred__device_take(acc, op, f(in[tail + g], tail + g));
     return acc;
 }
 
@@ -227,13 +264,22 @@ warpred__device_reduce_kernel(const T *__restrict__ in, size_t n, warpred_grid_s
 {
     static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
                   "warpred_device_reduce: the input type must have 1, 2, 4 or 8 bytes");
-    const R acc = warpred__device_thread_reduce<T, R>(in, n, op, f);
-    warpred_grid_reduce<WARPRED_DEVICE_THREADS>(acc, op, scratch, out);
+    typedef typename warpred__device_acc<Op, R>::type A;
+    const A acc = warpred__device_thread_reduce<T, A>(in, n, op, f);
+    if constexpr (warpred__absorbs<Op>::value) {
+        /* the accumulator lands in partial 0 (read already by the last block), then converts */
+        A *slot = (A *)scratch.partials;
+        if (warpred_grid_reduce<WARPRED_DEVICE_THREADS>(acc, op, scratch, slot)) *out = Op::template finish<R>(*slot);
+    } else {
+        warpred_grid_reduce<WARPRED_DEVICE_THREADS>(acc, op, scratch, out);
+    }
 }
 
 template <typename R, typename Op> __global__ void warpred__device_identity_kernel(R *out, Op)
 {
-    *out = Op::template identity<R>();
+    typedef typename warpred__device_acc<Op, R>::type A;
+    if constexpr (warpred__absorbs<Op>::value) *out = Op::template finish<R>(Op::template identity<A>());
+    else *out = Op::template identity<R>();
 }
 
 /* ---- host side ---- */
@@ -249,7 +295,7 @@ typedef struct warpred_device_plan {
     unsigned sms;                 /* its multiprocessors */
 } warpred_device_plan;
 
-/* The plan's scratch and grid limit for the current device. value_bytes 0 means 32. On error
+/* The plan's scratch and grid limit for the current device. value_bytes 0 means 64. On error
    *plan is zeroed and nothing stays allocated. */
 static inline cudaError_t warpred_device_plan_create(warpred_device_plan *plan, unsigned value_bytes, const char **why)
 {
@@ -272,7 +318,7 @@ static inline cudaError_t warpred_device_plan_create(warpred_device_plan *plan, 
         *why = cudaGetErrorString(err);
         return err;
     }
-    plan->value_bytes = value_bytes ? value_bytes : 32;
+    plan->value_bytes = value_bytes ? value_bytes : 64;
     plan->max_blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per_sm > 0 ? per_sm : 1);
     plan->device = device;
     plan->sms = (unsigned)(sms > 0 ? sms : 1);
@@ -359,11 +405,18 @@ static inline typename warpred__device_enable_if<warpred__device_is_class<F>::va
 warpred_device_reduce(const warpred_device_plan *plan, const T *in, size_t n, R *out, Op op, F f, cudaStream_t stream = 0,
                       const char **why = NULL)
 {
+    typedef typename warpred__device_acc<Op, R>::type A; /* what the blocks' partials hold */
     const char *ignored;
     cudaError_t err;
     if (!why) why = &ignored;
-    *why = warpred__device_check(plan, in, n, sizeof(T), out, sizeof(R), &err); /* the vector path needs sizeof(T) */
+    *why = warpred__device_check(plan, in, n, sizeof(T), out, sizeof(A), &err); /* the vector path needs sizeof(T) */
     if (*why) return err;
+    if constexpr (warpred__absorbs<Op>::value) {
+        if (n > Op::max_count) {
+            *why = "warpred_device_reduce: n is larger than the operation's max_count (warpred_rsum_max_count)";
+            return cudaErrorInvalidValue;
+        }
+    }
     if (n == 0) {
         warpred__device_identity_kernel<R, Op><<<1, 1, 0, stream>>>(out, op);
     } else {
@@ -375,8 +428,8 @@ warpred_device_reduce(const warpred_device_plan *plan, const T *in, size_t n, R 
     return err;
 }
 
-template <typename T, typename Op>
-static inline cudaError_t warpred_device_reduce(const warpred_device_plan *plan, const T *in, size_t n, T *out, Op op,
+template <typename T, typename R, typename Op>
+static inline cudaError_t warpred_device_reduce(const warpred_device_plan *plan, const T *in, size_t n, R *out, Op op,
                                                 cudaStream_t stream = 0, const char **why = NULL)
 {
     return warpred_device_reduce(plan, in, n, out, op, warpred_xf_identity(), stream, why);
