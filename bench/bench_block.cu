@@ -1,0 +1,422 @@
+/* bench/bench_block.cu - block reductions against cub::BlockReduce, and IEEE min/max against
+   `a < b ? b : a`, in one run (issue #10, items 1 and 2).
+
+   1. Block sum, float / int / double, 64, 96, 128, 256, 512, 1000 and 1024 threads:
+        warpred_block_reduce(v, op)          the block size read at run time (the default call)
+        warpred_block_reduce<BS>(v, op)      the block size at compile time
+        cub::BlockReduce<T, BS, BLOCK_REDUCE_WARP_REDUCTIONS>
+        cub::BlockReduce<T, BS, BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY>
+      in two loops:
+        throughput  each iteration reduces K_TP = 4 independent fresh values (x_k + i); the
+                    results feed accumulators
+        latency     a dependent chain: each reduction's input is x + r * s, r the previous
+                    result of the same thread (FFMA / DFMA; for int x ^ (r & s))
+      One launch = BLOCKS_PER_SM * SMs blocks (2112 on an H100), each thread of each block
+      running the loop; rate = reductions (one per block per call) / time, in G reductions/s.
+      Ratios: warpred / the better of the two CUB algorithms (targets: run time >= 0.95,
+      compile time >= 1.0). CUB is used at its fastest: every reduction in flight has its own
+      TempStorage and consecutive calls alternate between them, so CUB needs no extra
+      __syncthreads() (its rule: a barrier before a TempStorage is reused; each CUB call's own
+      barrier comes after the previous call on the other storage finished reading). warpred
+      needs nothing of the caller.
+   2. IEEE max / max_num (NaN propagates / is ignored, -0 < +0, canonical NaN), float and double,
+      both loops:
+        warp    warpred_warp_allreduce vs cg::reduce(tile, v, cg::greater<T>()) and an xor
+                shuffle butterfly with `a < b ? b : a`; warpred_warp_reduce vs
+                cub::WarpReduce<T>::Reduce(v, a < b ? b : a). Rate: one reduction per warp per call.
+        block   warpred_block_reduce (run time and <BS>) with warpred_op_max / _max_num vs
+                cub::BlockReduce with `a < b ? b : a`, both algorithms, 256 and 1024 threads.
+      Inputs are positive, never NaN or zero (the common case; warpred's vote finds nothing).
+      Targets: max >= 0.9x of the `a < b ? b : a` peer, max_num >= 1.0x.
+
+   Every figure: CUDA events around each launch, the variants of one table row taking turns
+   launch by launch (so clock drift falls on all alike), median of REPS after WARMUP. Inputs
+   come from memory and every result ends up in memory (nothing folds away); after timing, each
+   row's variants are run once more and thread 0's result compared with the first variant's
+   (exact for int sums and max, 1e-3 relative for float sums): "MISMATCH" flags a broken harness
+   or kernel. All kernels use __launch_bounds__(block size) and 1D blocks.
+
+   Usage: bench_block [csv path]   (run by `make bench`; about 10 s on an H100) */
+#include <math.h>
+#include <cub/cub.cuh>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <warpred/block_reduce.cuh>
+#include "bench_util.h"
+
+namespace cg = cooperative_groups;
+
+enum { K_TP = 4, BLOCKS_PER_SM = 16, WARP_BLOCK = 256, WARMUP = 3, REPS = 25 };
+
+/* ---- operations ---- */
+
+enum { OP_SUM, OP_MAX, OP_MAX_NUM };
+static const char *const op_name[] = {"sum", "max", "max_num"};
+
+/* The peers' max: what CUB's and most hand-written warp trees use (not NaN- or -0-aware). */
+struct lt_max {
+    template <typename T> __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a < b ? b : a; }
+};
+
+template <int Op> struct warpred_op_of;
+template <> struct warpred_op_of<OP_SUM> { typedef warpred_op_sum type; };
+template <> struct warpred_op_of<OP_MAX> { typedef warpred_op_max type; };
+template <> struct warpred_op_of<OP_MAX_NUM> { typedef warpred_op_max_num type; };
+
+template <typename A, typename B> struct same_type { enum { value = 0 }; };
+template <typename A> struct same_type<A, A> { enum { value = 1 }; };
+
+/* Wrapping add for the accumulators (int overflow is not undefined this way). */
+template <typename T> __device__ __forceinline__ T acc_add(T a, T b) { return warpred_op_sum()(a, b); }
+
+/* The next input of a chain: one FMA (one LOP3 for int) on the previous result. */
+__device__ __forceinline__ float chain_next(float x, float r, float s) { return fmaf(r, s, x); }
+__device__ __forceinline__ double chain_next(double x, double r, double s) { return fma(r, s, x); }
+__device__ __forceinline__ int chain_next(int x, int r, int s) { return x ^ (r & s); }
+
+/* ---- block level ---- */
+
+enum { V_RT, V_CT, V_CUB_WR, V_CUB_RAKE, BV };
+static const char *const block_variant[] = {"warpred run-time size", "warpred <BS>", "CUB warp-reductions", "CUB raking-commutative"};
+
+template <typename T, int V, int BS, int Op> struct block_call;
+template <typename T, int BS, int Op> struct block_call<T, V_RT, BS, Op> {
+    typedef char storage;
+    static __device__ __forceinline__ T run(storage &, T v) { return warpred_block_reduce(v, typename warpred_op_of<Op>::type()); }
+};
+template <typename T, int BS, int Op> struct block_call<T, V_CT, BS, Op> {
+    typedef char storage;
+    static __device__ __forceinline__ T run(storage &, T v) { return warpred_block_reduce<BS>(v, typename warpred_op_of<Op>::type()); }
+};
+template <typename T, int BS, int Op, cub::BlockReduceAlgorithm A> struct block_call_cub {
+    typedef cub::BlockReduce<T, BS, A> R;
+    typedef typename R::TempStorage storage;
+    static __device__ __forceinline__ T run(storage &s, T v)
+    {
+        if constexpr (Op == OP_SUM) return R(s).Sum(v);
+        else return R(s).Reduce(v, lt_max());
+    }
+};
+template <typename T, int BS, int Op> struct block_call<T, V_CUB_WR, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_WARP_REDUCTIONS> {};
+template <typename T, int BS, int Op>
+struct block_call<T, V_CUB_RAKE, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY> {};
+
+/* Chain: 2 storages alternating; throughput: one per reduction in flight. Thread 0 of each block
+   writes its result (the only thread that has it); every thread writes, so nothing is dead. */
+template <typename T, int V, int BS, int Op, bool Chain>
+__global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iters)
+{
+    typedef block_call<T, V, BS, Op> C;
+    __shared__ typename C::storage tmp[K_TP];
+    const size_t g = blockIdx.x * (size_t)BS + threadIdx.x, G = (size_t)gridDim.x * BS;
+    if constexpr (Chain) {
+        const T x = in[g];
+        T r = x;
+        for (int i = 0; i < iters; i += 2) {
+            r = C::run(tmp[0], chain_next(x, r, s));
+            r = C::run(tmp[1], chain_next(x, r, s));
+        }
+        out[g] = r;
+    } else {
+        T x[K_TP], acc[K_TP];
+#pragma unroll
+        for (int k = 0; k < K_TP; k++) x[k] = in[g + k * G], acc[k] = T();
+        T step = T();
+        for (int i = 0; i < iters; i++) {
+#pragma unroll
+            for (int k = 0; k < K_TP; k++) acc[k] = acc_add(acc[k], C::run(tmp[k], acc_add(x[k], step)));
+            step = acc_add(step, (T)1);
+        }
+        T total = acc[0];
+#pragma unroll
+        for (int k = 1; k < K_TP; k++) total = acc_add(total, acc[k]);
+        out[g] = total;
+    }
+}
+
+/* ---- warp level ---- */
+
+enum { W_ALL, W_CG, W_LT_TREE, W_RED, W_CUB, WV };
+static const char *const warp_variant[] = {"warpred allreduce", "cg::reduce greater", "xor tree a<b?b:a", "warpred reduce",
+                                           "cub::WarpReduce a<b?b:a"};
+
+template <typename T> __device__ __forceinline__ T lt_butterfly(T v)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v = lt_max()(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+template <typename T, int V, int Op> struct warp_call {
+    typedef typename cub::WarpReduce<T>::TempStorage storage;
+    static __device__ __forceinline__ T run(storage &s, cg::thread_block_tile<32> &tile, T v)
+    {
+        typedef typename warpred_op_of<Op>::type O;
+        if constexpr (V == W_ALL) return (void)s, (void)tile, warpred_warp_allreduce(v, O());
+        else if constexpr (V == W_CG) return (void)s, cg::reduce(tile, v, cg::greater<T>());
+        else if constexpr (V == W_LT_TREE) return (void)s, (void)tile, lt_butterfly(v);
+        else if constexpr (V == W_RED) return (void)s, (void)tile, warpred_warp_reduce(v, O());
+        else return (void)tile, cub::WarpReduce<T>(s).Reduce(v, lt_max());
+    }
+};
+
+template <typename T, int V, int Op, bool Chain>
+__global__ void __launch_bounds__(WARP_BLOCK) k_warp(const T *in, T *out, T s, int iters)
+{
+    typedef warp_call<T, V, Op> C;
+    __shared__ typename C::storage tmp[WARP_BLOCK / 32];
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+    typename C::storage &mine = tmp[threadIdx.x / 32];
+    const size_t g = blockIdx.x * (size_t)WARP_BLOCK + threadIdx.x, G = (size_t)gridDim.x * WARP_BLOCK;
+    if constexpr (Chain) {
+        const T x = in[g];
+        T r = x;
+        for (int i = 0; i < iters; i++) r = C::run(mine, tile, chain_next(x, r, s));
+        out[g] = r;
+    } else {
+        T x[K_TP], acc[K_TP];
+#pragma unroll
+        for (int k = 0; k < K_TP; k++) x[k] = in[g + k * G], acc[k] = T();
+        T step = T();
+        for (int i = 0; i < iters; i++) {
+#pragma unroll
+            for (int k = 0; k < K_TP; k++) acc[k] = acc_add(acc[k], C::run(mine, tile, acc_add(x[k], step)));
+            step = acc_add(step, (T)1);
+        }
+        T total = acc[0];
+#pragma unroll
+        for (int k = 1; k < K_TP; k++) total = acc_add(total, acc[k]);
+        out[g] = total;
+    }
+}
+
+/* ---- host: launching and timing ---- */
+
+typedef void (*launch_fn)(unsigned blocks, const void *in, void *out, const void *s, int iters);
+
+template <typename T, int V, int BS, int Op, bool Chain> static void launch_block(unsigned blocks, const void *in, void *out, const void *s, int iters)
+{
+    k_block<T, V, BS, Op, Chain><<<blocks, BS>>>((const T *)in, (T *)out, *(const T *)s, iters);
+}
+template <typename T, int V, int Op, bool Chain> static void launch_warp(unsigned blocks, const void *in, void *out, const void *s, int iters)
+{
+    k_warp<T, V, Op, Chain><<<blocks, WARP_BLOCK>>>((const T *)in, (T *)out, *(const T *)s, iters);
+}
+
+typedef struct {
+    launch_fn fn;
+    unsigned blocks;
+    const void *in;
+    void *out;
+    const void *s;
+    int iters;
+} run_ctx;
+
+static void run_once(void *p)
+{
+    run_ctx *c = (run_ctx *)p;
+    c->fn(c->blocks, c->in, c->out, c->s, c->iters);
+}
+
+typedef struct {
+    unsigned blocks;   /* per launch */
+    void *in, *out;    /* K_TP * blocks * 1024 doubles each */
+    FILE *csv;
+    int mismatches;
+} bench_env;
+
+/* The chain's scale s (per block size: keeps the float sums finite) and the loops' iterations
+   (about 0.5 ms per launch at the issue's rates). */
+template <typename T> static T chain_scale(int Op, int bs)
+{
+    if constexpr (same_type<T, int>::value) return (void)Op, (void)bs, 0xff;
+    else return Op == OP_SUM ? (T)(0.5 / bs) : (T)0.0625;
+}
+static int chain_iters(int bs) { int n = 262144 / bs; return n < 128 ? 128 : n & ~1; }
+
+/* Thread 0's result of one launch of fn. */
+template <typename T> static T result_of(bench_env *e, launch_fn fn, const void *s, int iters)
+{
+    T r;
+    BCHECK(cudaMemset(e->out, 0, sizeof(T)));
+    fn(e->blocks, e->in, e->out, s, iters);
+    BCHECK(cudaGetLastError());
+    BCHECK(cudaMemcpy(&r, e->out, sizeof(T), cudaMemcpyDeviceToHost));
+    return r;
+}
+
+/* Times fns[0..count) interleaved; rates in G reductions/s (reductions_per_launch each);
+   checks thread 0's results agree with fns[0]'s. Returns 0, or 1 on a mismatch. */
+template <typename T>
+static int time_row(bench_env *e, launch_fn *fns, int count, const void *s, int iters, double reductions_per_launch, int exact,
+                    double *rate, float *us)
+{
+    run_ctx ctx[8];
+    void *ctxs[8];
+    bench_fn once[8];
+    float ms[8];
+    for (int v = 0; v < count; v++) {
+        ctx[v] = (run_ctx){fns[v], e->blocks, e->in, e->out, s, iters};
+        ctxs[v] = &ctx[v];
+        once[v] = run_once;
+    }
+    bench_interleaved_median_ms(once, ctxs, count, WARMUP, REPS, ms);
+    for (int v = 0; v < count; v++) {
+        us[v] = ms[v] * 1e3f;
+        rate[v] = reductions_per_launch / (ms[v] * 1e-3) / 1e9;
+    }
+    const double want = (double)result_of<T>(e, fns[0], s, iters);
+    int bad = 0;
+    for (int v = 1; v < count; v++) {
+        const double got = (double)result_of<T>(e, fns[v], s, iters);
+        if (exact ? got != want : !(fabs(got - want) <= 1e-3 * fabs(want))) bad = 1;
+    }
+    e->mismatches += bad;
+    return bad;
+}
+
+static double max2(double a, double b) { return a > b ? a : b; }
+
+/* One row of the block table: the four variants at BS threads. */
+template <typename T, int Op, int BS, bool Chain>
+static void block_row(bench_env *e, const char *type)
+{
+    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>, launch_block<T, V_CT, BS, Op, Chain>,
+                         launch_block<T, V_CUB_WR, BS, Op, Chain>, launch_block<T, V_CUB_RAKE, BS, Op, Chain>};
+    const T s = chain_scale<T>(Op, BS);
+    const int iters = Chain ? chain_iters(BS) : chain_iters(BS) / 2;
+    const double reductions = (double)e->blocks * iters * (Chain ? 1 : K_TP);
+    double rate[BV];
+    float us[BV];
+    const int bad = time_row<T>(e, fns, BV, &s, iters, reductions, same_type<T, int>::value || Op != OP_SUM, rate, us);
+    const double cub = max2(rate[V_CUB_WR], rate[V_CUB_RAKE]);
+    const double target_rt = Op == OP_SUM ? 0.95 : Op == OP_MAX ? 0.9 : 1.0, target_ct = Op == OP_SUM ? 1.0 : target_rt;
+    const double r_rt = rate[V_RT] / cub, r_ct = rate[V_CT] / cub;
+    printf("| %-6s %-7s | %-10s | %4d | %8.3f | %8.3f | %8.3f | %8.3f | %5.2f%s | %5.2f%s |%s\n", type, op_name[Op],
+           Chain ? "latency" : "throughput", BS, rate[V_RT], rate[V_CT], rate[V_CUB_WR], rate[V_CUB_RAKE], r_rt,
+           r_rt < target_rt ? "*" : " ", r_ct, r_ct < target_ct ? "*" : " ", bad ? " MISMATCH" : "");
+    for (int v = 0; v < BV; v++)
+        fprintf(e->csv, "block_reduce,\"%s %s %s\",\"%s\",%d,%.3f,%.4f,G reductions/s\n", type, op_name[Op],
+                Chain ? "latency" : "throughput", block_variant[v], BS, us[v], rate[v]);
+    fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"run-time / best CUB\",%d,,%.4f,ratio\n", type, op_name[Op],
+            Chain ? "latency" : "throughput", BS, r_rt);
+    fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"<BS> / best CUB\",%d,,%.4f,ratio\n", type, op_name[Op],
+            Chain ? "latency" : "throughput", BS, r_ct);
+}
+
+static void block_header(void)
+{
+    printf("| type op        | loop       | BS   | run-time | <BS>     | CUB w-r  | CUB rak. | rt/CUB | <BS>/CUB |\n");
+    printf("|----------------|------------|-----:|---------:|---------:|---------:|---------:|-------:|---------:|\n");
+}
+
+template <typename T, bool Chain> static void block_sum_rows(bench_env *e, const char *type)
+{
+    block_row<T, OP_SUM, 64, Chain>(e, type);
+    block_row<T, OP_SUM, 96, Chain>(e, type);
+    block_row<T, OP_SUM, 128, Chain>(e, type);
+    block_row<T, OP_SUM, 256, Chain>(e, type);
+    block_row<T, OP_SUM, 512, Chain>(e, type);
+    block_row<T, OP_SUM, 1000, Chain>(e, type);
+    block_row<T, OP_SUM, 1024, Chain>(e, type);
+}
+
+template <typename T, int Op, bool Chain> static void block_minmax_rows(bench_env *e, const char *type)
+{
+    block_row<T, Op, 256, Chain>(e, type);
+    block_row<T, Op, 1024, Chain>(e, type);
+}
+
+/* One row of the warp table. The peers ignore Op (their max is a < b ? b : a either way). */
+template <typename T, int Op, bool Chain>
+static void warp_row(bench_env *e, const char *type)
+{
+    launch_fn fns[WV] = {launch_warp<T, W_ALL, Op, Chain>, launch_warp<T, W_CG, OP_MAX, Chain>, launch_warp<T, W_LT_TREE, OP_MAX, Chain>,
+                         launch_warp<T, W_RED, Op, Chain>, launch_warp<T, W_CUB, OP_MAX, Chain>};
+    const T s = chain_scale<T>(Op, 32);
+    const int iters = Chain ? 4096 : 2048;
+    const double reductions = (double)e->blocks * (WARP_BLOCK / 32) * iters * (Chain ? 1 : K_TP);
+    double rate[WV];
+    float us[WV];
+    const int bad = time_row<T>(e, fns, WV, &s, iters, reductions, 1, rate, us);
+    const double target = Op == OP_MAX ? 0.9 : 1.0;
+    const double a = rate[W_ALL] / rate[W_CG], b = rate[W_ALL] / rate[W_LT_TREE], c = rate[W_RED] / rate[W_CUB];
+    printf("| %-6s %-7s | %-10s | %7.1f | %7.1f | %7.1f | %7.1f | %7.1f | %5.2f%s | %5.2f%s | %5.2f%s |%s\n", type, op_name[Op],
+           Chain ? "latency" : "throughput", rate[W_ALL], rate[W_CG], rate[W_LT_TREE], rate[W_RED], rate[W_CUB], a,
+           a < target ? "*" : " ", b, b < target ? "*" : " ", c, c < target ? "*" : " ", bad ? " MISMATCH" : "");
+    for (int v = 0; v < WV; v++)
+        fprintf(e->csv, "warp_reduce,\"%s %s %s\",\"%s\",32,%.3f,%.4f,G reductions/s\n", type, op_name[Op],
+                Chain ? "latency" : "throughput", warp_variant[v], us[v], rate[v]);
+}
+
+template <typename T> __global__ void k_fill(T *x, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const unsigned h = bench_hash((unsigned)i);
+        if constexpr (same_type<T, int>::value) x[i] = (int)(h & 1023u);
+        else x[i] = (T)1 + (T)h * (T)0x1p-32; /* [1, 2): positive, never zero or NaN */
+    }
+}
+
+int main(int argc, char **argv)
+{
+    bench_env e;
+    memset(&e, 0, sizeof e);
+    e.csv = bench_csv_open(argc > 1 ? argv[1] : "bench_block.csv");
+    cudaDeviceProp prop;
+    BCHECK(cudaGetDeviceProperties(&prop, 0));
+    e.blocks = (unsigned)prop.multiProcessorCount * BLOCKS_PER_SM;
+    const size_t n = (size_t)K_TP * e.blocks * 1024;
+    BCHECK(cudaMalloc(&e.in, n * sizeof(double)));
+    BCHECK(cudaMalloc(&e.out, n * sizeof(double)));
+    printf("warpred block and warp reductions vs CUB %d.%d.%d on %s (%d SMs), %u blocks per launch\n"
+           "G reductions/s; median of %d launches after %d warm-ups, variants interleaved; throughput loop: %d independent\n"
+           "reductions per iteration; latency loop: each input depends on the previous result. * = below target\n\n",
+           CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, prop.name, prop.multiProcessorCount, e.blocks, REPS, WARMUP, K_TP);
+
+    printf("1. block sum (targets: run-time >= 0.95, <BS> >= 1.0 of the better CUB algorithm)\n\n");
+    block_header();
+    k_fill<float><<<1024, 256>>>((float *)e.in, n);
+    block_sum_rows<float, false>(&e, "float");
+    block_sum_rows<float, true>(&e, "float");
+    k_fill<int><<<1024, 256>>>((int *)e.in, n);
+    block_sum_rows<int, false>(&e, "int");
+    block_sum_rows<int, true>(&e, "int");
+    k_fill<double><<<1024, 256>>>((double *)e.in, n / 2);
+    block_sum_rows<double, false>(&e, "double");
+    block_sum_rows<double, true>(&e, "double");
+
+    printf("\n2. IEEE max (target >= 0.9 of a < b ? b : a) and max_num (>= 1.0); block level (CUB with a < b ? b : a)\n\n");
+    block_header();
+    k_fill<float><<<1024, 256>>>((float *)e.in, n);
+    block_minmax_rows<float, OP_MAX, false>(&e, "float");
+    block_minmax_rows<float, OP_MAX, true>(&e, "float");
+    block_minmax_rows<float, OP_MAX_NUM, false>(&e, "float");
+    block_minmax_rows<float, OP_MAX_NUM, true>(&e, "float");
+    k_fill<double><<<1024, 256>>>((double *)e.in, n / 2);
+    block_minmax_rows<double, OP_MAX, false>(&e, "double");
+    block_minmax_rows<double, OP_MAX, true>(&e, "double");
+    block_minmax_rows<double, OP_MAX_NUM, false>(&e, "double");
+    block_minmax_rows<double, OP_MAX_NUM, true>(&e, "double");
+
+    printf("\nwarp level (one reduction per warp per call, %d-thread blocks)\n\n", (int)WARP_BLOCK);
+    printf("| type op        | loop       | w. all  | cg grtr | lt tree | w. red  | cub lt  | all/cg | all/lt | red/cub |\n");
+    printf("|----------------|------------|--------:|--------:|--------:|--------:|--------:|-------:|-------:|--------:|\n");
+    k_fill<float><<<1024, 256>>>((float *)e.in, n);
+    warp_row<float, OP_MAX, false>(&e, "float");
+    warp_row<float, OP_MAX, true>(&e, "float");
+    warp_row<float, OP_MAX_NUM, false>(&e, "float");
+    warp_row<float, OP_MAX_NUM, true>(&e, "float");
+    k_fill<double><<<1024, 256>>>((double *)e.in, n / 2);
+    warp_row<double, OP_MAX, false>(&e, "double");
+    warp_row<double, OP_MAX, true>(&e, "double");
+    warp_row<double, OP_MAX_NUM, false>(&e, "double");
+    warp_row<double, OP_MAX_NUM, true>(&e, "double");
+    BCHECK(cudaGetLastError());
+
+    printf("\n%s\n", e.mismatches ? "RESULTS DIFFER between variants (see MISMATCH rows)" : "every row's variants agree on thread 0's result");
+    BCHECK(cudaFree(e.in));
+    BCHECK(cudaFree(e.out));
+    fclose(e.csv);
+    return e.mismatches ? 1 : 0;
+}
