@@ -42,7 +42,7 @@
          out: f's result converts to R (so float input, double out and warpred_xf_identity
          accumulate in double).
      warpred_device_reduce(&plan, in, n, out, op, stream = 0, &why = NULL)
-         the same with f = warpred_xf_identity and R = T.
+         the same with f = warpred_xf_identity: each element converts to R.
      warpred_device_sum(&plan, in, n, out, stream = 0, &why = NULL)
          warpred_device_reduce with warpred_op_sum.
      warpred_device_blocks(&plan, n, sizeof(T))   the grid size a call with n elements of T
@@ -62,10 +62,17 @@
      warpred_xf_welford<>    warpred_welford<T> of one x, for warpred_op_welford
                              (warpred_xf_welford<double>: float input, double summaries)
      warpred_xf_softmax      warpred_softmax<T> of one x, for warpred_op_softmax
+   The reproducible sum of op_rsum.cuh needs no transform: warpred_device_reduce(&plan, x, n,
+   out, warpred_op_rsum()) with out a float * or double * writes the rounded sum (the same bits
+   for any grid, alignment or GPU), with out a warpred_rsum<F> * the accumulator itself (to merge
+   with other GPUs' results). n may not exceed warpred_rsum_max_count (2^34 - 2^17).
 
    OPERATIONS AND VALUE TYPES  every operation of ops.cuh and of the op_*.cuh headers, and
    your own, which needs a  template <typename T> static __device__ T identity()  besides its
-   operator() (see ops.cuh). R: int, unsigned, long long, unsigned long long, float, double,
+   operator() (see ops.cuh). An operation whose running state is not a value of R (as
+   warpred_op_rsum) declares  enum { absorbs = 1 },  a member template accumulator<R>::type (the
+   state A), static absorb(A &, V) (one transformed element in), static finish<R>(A) (the state
+   out, as R) and max_count (the most elements it takes); the layers then reduce A. R: int, unsigned, long long, unsigned long long, float, double,
    __half, __nv_bfloat16 and the compound types of op_*.cuh, at most plan.value_bytes bytes.
    T (the input) may be any type of 1, 2, 4 or 8 bytes that f accepts, such as unsigned char
    with a transform to int.
@@ -93,7 +100,8 @@
    streams ordered by events; two graphs that replay concurrently need a plan each).
 
    ERRORS  cudaErrorInvalidValue for: plan or out NULL, a plan not created (or destroyed), in
-   NULL with n > 0, in not aligned to its type, R larger than plan.value_bytes.
+   NULL with n > 0, in not aligned to its type, R (or the operation's accumulator) larger than
+   plan.value_bytes, n above the operation's max_count.
    cudaErrorInvalidDevice when the current device is not the plan's. Errors of the launch
    itself (cudaGetLastError) are returned as they are. Nothing is launched on an error.
 

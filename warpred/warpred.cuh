@@ -24,6 +24,7 @@
 #include "op_tuple.cuh"
 #include "op_welford.cuh"
 #include "op_softmax.cuh"
+#include "op_rsum.cuh"
 #include "warp_reduce.cuh"
 #include "warp_segmented.cuh"
 #include "block_reduce.cuh"
