@@ -1,6 +1,9 @@
 /* bench/bench_atomics.cu - throughput of warpred's atomics against the plain alternatives, in
    G updates/s (updates / median kernel time). Values are generated in the kernel from the
    thread index (a hash for "random", the index itself for "ascending"), so no input is read.
+   Float max has a table of its own: warpred against warpred 0.2.0's path (kept below as the
+   baseline), a compare-and-swap loop, and experimental reads, the variants taking turns run by
+   run; every run starts from -inf on a word no earlier run touched (set before the timing).
    Usage: bench_atomics [csv path]   (run by `make bench`) */
 #include <warpred/atomic_aggregate.cuh>
 #include <warpred/atomic_minmax.cuh>
@@ -27,6 +30,8 @@ __global__ void k_add_agg(float *sum, size_t n)
     if (i < n) warpred_atomic_add_agg(sum, bench_value(i, 0));
 }
 
+/* ---- float max ---- */
+
 /* The usual float atomicMax: a compare-and-swap loop that writes on every call. */
 __device__ float cas_max_always_writes(float *p, float v)
 {
@@ -38,16 +43,161 @@ __device__ float cas_max_always_writes(float *p, float v)
     return __int_as_float(old);
 }
 
-enum { MAX_WARPRED, MAX_WARPRED_CAS_ONLY, MAX_CAS_ALWAYS };
+/* warpred 0.2.0's warpred_atomic_fmaximum(float *, float), kept as the baseline: each lane
+   reads on its own (volatile) and returns when nothing would change; else one integer atomic on
+   the bits, or the compare-and-swap loop for NaN. */
+__device__ float fmaximum_v020(float *p, float v)
+{
+    const int x = *(const volatile int *)p, vb = __float_as_int(v);
+    if (warpred__atomic_rule<float, true, false>(x, vb) == x) return __int_as_float(x);
+    if (warpred__isnan_bits<float>(x) || warpred__isnan_bits<float>(vb)) return warpred__atomic_minmax_cas<float, true, false>(p, v);
+    return __int_as_float(vb >= 0 ? atomicMax((int *)p, vb) : (int)atomicMin((unsigned *)p, (unsigned)vb));
+}
 
-__global__ void k_max(float *m, size_t n, int ascending, int variant)
+/* Other first reads for warpred's path (its Read parameter), measured as experiments.
+   relaxed.gpu: coherent like volatile, at the scope of the atomics rather than the system's.
+   L1-cached: a weak load that may hit a stale copy in the SM's L1. Stored results stay exact
+   (memory only moves up the order, so an argument that does not beat an old value does not
+   beat memory either), but an early exit may then return a value older than the call. */
+struct bench_read_relaxed_gpu {
+    static __device__ __forceinline__ int load(const int *p)
+    {
+        int r;
+        asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(r) : "l"(__cvta_generic_to_global(p)) : "memory");
+        return r;
+    }
+};
+struct bench_read_l1 {
+    static __device__ __forceinline__ int load(const int *p)
+    {
+        int r;
+        asm volatile("ld.global.ca.b32 %0, [%1];" : "=r"(r) : "l"(__cvta_generic_to_global(p)) : "memory");
+        return r;
+    }
+};
+
+enum { MAX_CAS_ALWAYS, MAX_V020, MAX_WARPRED, MAX_RELAXED_READ, MAX_L1_READ, MAX_CAS_ONLY, MAX_VARIANTS };
+static const char *const max_variant_name[MAX_VARIANTS] = {
+    "CAS loop, always writes", "warpred 0.2.0 path", "warpred",
+    "warpred, ld.relaxed.gpu read (experimental)", "warpred, L1-cached read (experimental)", "warpred CAS path only"};
+
+enum { MAX_BINS = 256 }; /* the scattered case: addresses hashed over this many words */
+
+template <int Variant> __device__ __forceinline__ void max_update(float *p, float v)
+{
+    if (Variant == MAX_CAS_ALWAYS) cas_max_always_writes(p, v);
+    else if (Variant == MAX_V020) fmaximum_v020(p, v);
+    else if (Variant == MAX_WARPRED) warpred_atomic_fmaximum(p, v);
+    else if (Variant == MAX_RELAXED_READ) warpred__atomic_minmax<float, true, false, bench_read_relaxed_gpu>(p, v);
+    else if (Variant == MAX_L1_READ) warpred__atomic_minmax<float, true, false, bench_read_l1>(p, v);
+    else warpred__atomic_minmax_cas<float, true, false>(p, v);
+}
+
+/* words: MAX_BINS words at -inf; one address (words[0]) unless scattered */
+template <int Variant, bool Scattered> __global__ void k_max(float *words, size_t n, int ascending)
 {
     const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const float v = bench_value(i, ascending);
-    if (variant == MAX_WARPRED) warpred_atomic_fmaximum(m, v);
-    else if (variant == MAX_WARPRED_CAS_ONLY) warpred__atomic_minmax_cas<float, true, false>(m, v);
-    else cas_max_always_writes(m, v);
+    float *p = Scattered ? &words[bench_hash((unsigned)i * 2654435761u) % MAX_BINS] : words;
+    max_update<Variant>(p, bench_value(i, ascending));
+}
+
+__global__ void k_fill(float *p, size_t n, float v)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) p[i] = v;
+}
+
+/* Each run takes the next region of MAX_BINS words, all set to -inf before a measurement. */
+enum { MAX_REGIONS = 128 };
+typedef struct {
+    float *regions;
+    int next;
+} max_words;
+
+typedef struct {
+    int variant, ascending, scattered;
+    max_words *w;
+} max_ctx;
+
+template <int Variant> static void launch_max(float *words, int ascending, int scattered)
+{
+    const unsigned blocks = (unsigned)((N + THREADS - 1) / THREADS);
+    if (scattered) k_max<Variant, true><<<blocks, THREADS>>>(words, N, ascending);
+    else k_max<Variant, false><<<blocks, THREADS>>>(words, N, ascending);
+}
+
+static void run_max(void *p)
+{
+    max_ctx *c = (max_ctx *)p;
+    float *words = c->w->regions + (size_t)(c->w->next++ % MAX_REGIONS) * MAX_BINS;
+    switch (c->variant) {
+    case MAX_CAS_ALWAYS: launch_max<MAX_CAS_ALWAYS>(words, c->ascending, c->scattered); break;
+    case MAX_V020: launch_max<MAX_V020>(words, c->ascending, c->scattered); break;
+    case MAX_WARPRED: launch_max<MAX_WARPRED>(words, c->ascending, c->scattered); break;
+    case MAX_RELAXED_READ: launch_max<MAX_RELAXED_READ>(words, c->ascending, c->scattered); break;
+    case MAX_L1_READ: launch_max<MAX_L1_READ>(words, c->ascending, c->scattered); break;
+    default: launch_max<MAX_CAS_ONLY>(words, c->ascending, c->scattered);
+    }
+}
+
+enum { MAX_WARMUP = 2, MAX_REPS = 9 };
+
+/* G updates/s of `count` variants, interleaved run by run, each run on fresh words. */
+static void measure_max(max_words *w, const int *variants, int count, int ascending, int scattered, float *gups_out)
+{
+    max_ctx ctx[MAX_VARIANTS];
+    bench_fn fns[MAX_VARIANTS];
+    void *ctxs[MAX_VARIANTS];
+    float ms[MAX_VARIANTS];
+    if ((MAX_WARMUP + MAX_REPS) * count > MAX_REGIONS) {
+        fprintf(stderr, "bench_atomics: %d runs would reuse words (MAX_REGIONS %d)\n", (MAX_WARMUP + MAX_REPS) * count, MAX_REGIONS);
+        exit(1);
+    }
+    k_fill<<<64, 256>>>(w->regions, (size_t)MAX_REGIONS * MAX_BINS, -INFINITY);
+    BCHECK(cudaGetLastError());
+    w->next = 0;
+    for (int k = 0; k < count; k++) {
+        ctx[k].variant = variants[k];
+        ctx[k].ascending = ascending;
+        ctx[k].scattered = scattered;
+        ctx[k].w = w;
+        fns[k] = run_max;
+        ctxs[k] = &ctx[k];
+    }
+    bench_interleaved_median_ms(fns, ctxs, count, MAX_WARMUP, MAX_REPS, ms);
+    for (int k = 0; k < count; k++) gups_out[k] = (float)(N / (ms[k] * 1e-3) / 1e9);
+}
+
+static void max_table(FILE *csv)
+{
+    static const int all[MAX_VARIANTS] = {MAX_CAS_ALWAYS, MAX_V020, MAX_WARPRED, MAX_RELAXED_READ, MAX_L1_READ, MAX_CAS_ONLY};
+    static const int pair[2] = {MAX_V020, MAX_WARPRED};
+    static const char *const cases[3] = {"float max, random values", "float max, ascending values",
+                                         "float max, random values, 256 addresses"};
+    float g[3][MAX_VARIANTS];
+    max_words w;
+    BCHECK(cudaMalloc(&w.regions, (size_t)MAX_REGIONS * MAX_BINS * sizeof(float)));
+    measure_max(&w, all, MAX_VARIANTS, 0, 0, g[0]);
+    measure_max(&w, all, MAX_VARIANTS, 1, 0, g[1]);
+    measure_max(&w, pair, 2, 0, 1, g[2]);
+    BCHECK(cudaFree(w.regions));
+
+    printf("\nfloat max (warpred_atomic_fmaximum), %zu updates per run, G updates/s, median of %d runs after %d warm-ups, "
+           "variants interleaved run by run\n\n", N, MAX_REPS, MAX_WARMUP);
+    printf("| %-45s | %9s | %9s | %17s |\n", "variant", "random", "ascending", "random, 256 addr.");
+    printf("|%.47s|%.11s|%.11s|%.19s|\n", "-----------------------------------------------", "-----------",
+           "-----------", "-------------------");
+    for (int k = 0; k < MAX_VARIANTS; k++) {
+        char scattered[32] = "";
+        if (k == MAX_V020 || k == MAX_WARPRED) snprintf(scattered, sizeof scattered, "%.3g", g[2][k == MAX_WARPRED]);
+        printf("| %-45s | %9.3g | %9.3g | %17s |\n", max_variant_name[k], g[0][k], g[1][k], scattered);
+        for (int c = 0; c < 2; c++)
+            fprintf(csv, "atomics,\"%s\",\"%s\",%zu,,%.4f,G updates/s\n", cases[c], max_variant_name[k], N, g[c][k]);
+    }
+    for (int k = 0; k < 2; k++)
+        fprintf(csv, "atomics,\"%s\",\"%s\",%zu,,%.4f,G updates/s\n", cases[2], max_variant_name[pair[k]], N, g[2][k]);
+    printf("| %-45s | %8.3gx | %8.3gx | %16.3gx |\n", "warpred / warpred 0.2.0 path", g[0][MAX_WARPRED] / g[0][MAX_V020],
+           g[1][MAX_WARPRED] / g[1][MAX_V020], g[2][1] / g[2][0]);
 }
 
 /* Increment with the slot used (stream compaction); divergent: about half of the lanes call. */
@@ -67,16 +217,14 @@ __global__ void k_hist(unsigned *hist, unsigned bins, size_t n, int agg)
     else atomicAdd(bin, 1u);
 }
 
-__global__ void k_set(float *p, float v) { *p = v; }
-
 typedef struct {
-    int kind, variant, ascending, divergent;
+    int kind, variant, divergent;
     unsigned bins;
     float *f;
     unsigned *u, *slot;
 } run_ctx;
 
-enum { RUN_ADD, RUN_MAX, RUN_INC, RUN_HIST };
+enum { RUN_ADD, RUN_INC, RUN_HIST };
 
 static void run_once(void *p)
 {
@@ -86,10 +234,6 @@ static void run_once(void *p)
     case RUN_ADD:
         if (c->variant) k_add_agg<<<blocks, THREADS>>>(c->f, N);
         else k_add_plain<<<blocks, THREADS>>>(c->f, N);
-        break;
-    case RUN_MAX:
-        k_set<<<1, 1>>>(c->f, -INFINITY); /* every run starts from scratch: ~2 us of 100s */
-        k_max<<<blocks, THREADS>>>(c->f, N, c->ascending, c->variant);
         break;
     case RUN_INC:
         k_inc<<<blocks, THREADS>>>(c->u, c->slot, N, c->divergent, c->variant);
@@ -136,17 +280,6 @@ int main(int argc, char **argv)
     c.variant = 1; ours = gups(&c);
     row(csv, "float add, random values", "plain atomicAdd", base, ours);
 
-    c.kind = RUN_MAX;
-    for (c.ascending = 0; c.ascending < 2; c.ascending++) {
-        const char *what = c.ascending ? "float max, ascending values" : "float max, random values";
-        c.variant = MAX_CAS_ALWAYS; base = gups(&c);
-        c.variant = MAX_WARPRED; ours = gups(&c);
-        row(csv, what, "CAS loop, always writes", base, ours);
-        c.variant = MAX_WARPRED_CAS_ONLY; float cas_only = gups(&c);
-        printf("|   (warpred's CAS path alone: early exit, no integer atomics)                  | %8.3g |         |\n", cas_only);
-        fprintf(csv, "atomics,\"%s\",warpred CAS path only,%zu,,%.4f,G updates/s\n", what, N, cas_only);
-    }
-
     c.kind = RUN_INC;
     for (c.divergent = 0; c.divergent < 2; c.divergent++) {
         c.variant = 0; base = gups(&c);
@@ -168,6 +301,7 @@ int main(int argc, char **argv)
     BCHECK(cudaFree(c.f));
     BCHECK(cudaFree(c.u));
     BCHECK(cudaFree(c.slot));
+    max_table(csv);
     fclose(csv);
     return 0;
 }

@@ -1,8 +1,11 @@
 /* Exact floating-point atomic max/min (warpred/atomic_minmax.cuh): every pair of special values
-   for each function, both NaN policies, both implementations (the fast path and the
-   compare-and-swap reference), global and shared memory; contention on one word. Checked
-   against wt_atomic_stored (wt_types.h): the host statement of the IEEE rule plus the atomics'
-   NaN-storage rules. */
+   for each function, both NaN policies, three implementations (the public functions, which
+   combine a warp's lanes per address on sm_80+; the one-lane path that sm_75 and
+   WARPRED_NO_REDUX take; the compare-and-swap reference), global and shared memory; contention
+   on one word; lanes of a warp on one or a few words (all lanes, divergent subsets, partial
+   warps, ties and special values), where the returned values must fit one sequence of updates.
+   Checked against wt_atomic_stored (wt_types.h): the host statement of the IEEE rule plus the
+   atomics' NaN-storage rules. */
 #include <warpred/atomic_minmax.cuh>
 #include "wt_types.h"
 
@@ -14,13 +17,18 @@ static const char *fn_name(int op)
 }
 
 /* IMPL_CAS calls warpred__atomic_minmax_cas, the header's private compare-and-swap reference:
-   the fast path must give the same results on every input. */
-enum { IMPL_FAST, IMPL_CAS };
+   the fast path must give the same results on every input. IMPL_LANE calls
+   warpred__atomic_minmax_lane, the path of one lane alone (what sm_75 and WARPRED_NO_REDUX
+   take, and what the combining lane runs), so that it is tested on any GPU. */
+enum { IMPL_FAST, IMPL_CAS, IMPL_LANE };
 
 template <typename F, int Op, int Impl>
 __device__ F call_minmax(F *p, F v)
 {
-    if (Impl == IMPL_CAS) return warpred__atomic_minmax_cas<F, Op == WT_MAX || Op == WT_MAX_NUM, Op == WT_MIN_NUM || Op == WT_MAX_NUM>(p, v);
+    const bool is_max = Op == WT_MAX || Op == WT_MAX_NUM, num = Op == WT_MIN_NUM || Op == WT_MAX_NUM;
+    if (Impl == IMPL_CAS) return warpred__atomic_minmax_cas<F, is_max, num>(p, v);
+    if (Impl == IMPL_LANE)
+        return warpred__float_bits<F>::value(warpred__atomic_minmax_lane<F, is_max, num>(p, warpred__float_bits<F>::bits(v)));
     switch (Op) {
     case WT_MAX: return warpred_atomic_fmaximum(p, v);
     case WT_MIN: return warpred_atomic_fminimum(p, v);
@@ -65,7 +73,7 @@ static void run_table(void)
         const uint64_t want = wt_atomic_stored(Op, mem[i], arg[i]);
         if (W::bits(stored[i]) != want || W::bits(ret[i]) != W::bits(mem[i]))
             fail_msg("%s %s (%s, %s memory): memory %llx, argument %llx -> stored %llx (want %llx), returned %llx (want %llx)",
-                     W::name(), fn_name(Op), Impl == IMPL_CAS ? "CAS" : "fast", Shared ? "shared" : "global",
+                     W::name(), fn_name(Op), Impl == IMPL_CAS ? "CAS" : Impl == IMPL_LANE ? "one lane" : "fast", Shared ? "shared" : "global",
                      (unsigned long long)W::bits(mem[i]), (unsigned long long)W::bits(arg[i]),
                      (unsigned long long)W::bits(stored[i]), (unsigned long long)want, (unsigned long long)W::bits(ret[i]),
                      (unsigned long long)W::bits(mem[i]));
@@ -79,6 +87,8 @@ static void run_table_all(void)
     run_table<F, Op, IMPL_FAST, true>();
     run_table<F, Op, IMPL_CAS, false>();
     run_table<F, Op, IMPL_CAS, true>();
+    run_table<F, Op, IMPL_LANE, false>();
+    run_table<F, Op, IMPL_LANE, true>();
 }
 
 template <typename F>
@@ -184,6 +194,9 @@ static void test_minmax_contention_float(void **state)
         run_contention<float, WT_MIN_NUM, IMPL_FAST>(data, empty);
     }
     run_contention<float, WT_MAX, IMPL_FAST>(DATA_WITH_NANS, ninf);
+    run_contention<float, WT_MAX, IMPL_LANE>(DATA_RANDOM, ninf);
+    run_contention<float, WT_MAX, IMPL_LANE>(DATA_WITH_NANS, ninf);
+    run_contention<float, WT_MIN_NUM, IMPL_LANE>(DATA_WITH_NANS, empty);
     run_contention<float, WT_MIN, IMPL_FAST>(DATA_WITH_NANS, pinf);
     run_contention<float, WT_MAX_NUM, IMPL_FAST>(DATA_WITH_NANS, ninf);
     run_contention<float, WT_MIN_NUM, IMPL_CAS>(DATA_WITH_NANS, pinf);
@@ -219,6 +232,166 @@ static void test_minmax_contention_shared(void **state)
     wt_dev_free(d_v);
     wt_dev_free(d_out);
     wt_host_free(v);
+}
+
+/* ------------------------------------------------------------------------------------------
+   lanes of a warp on a few words
+   ------------------------------------------------------------------------------------------ */
+
+/* Each warp owns GROUP_WORDS_PER_WARP words; thread t calls once on word slot[t] of its block
+   (slot[t] < 0: it does not call, so the calling lanes are a divergent subset). */
+enum { GROUP_THREADS = 256, GROUP_WORDS_PER_WARP = 4, GROUP_WORDS = GROUP_THREADS / 32 * GROUP_WORDS_PER_WARP };
+
+template <typename F, int Op, bool Shared>
+__global__ void k_groups(const int *slot, const F *arg, F *words, F *ret)
+{
+    __shared__ unsigned long long raw[GROUP_WORDS]; /* room for GROUP_WORDS values of up to 8 bytes */
+    F *block_words = words + blockIdx.x * GROUP_WORDS, *w = Shared ? (F *)raw : block_words;
+    if (Shared) {
+        for (int k = threadIdx.x; k < GROUP_WORDS; k += blockDim.x) w[k] = block_words[k];
+        __syncthreads();
+    }
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (slot[t] >= 0) ret[t] = call_minmax<F, Op, IMPL_FAST>(&w[slot[t]], arg[t]);
+    if (Shared) {
+        __syncthreads();
+        for (int k = threadIdx.x; k < GROUP_WORDS; k += blockDim.x) block_words[k] = w[k];
+    }
+}
+
+/* Whether the calls on one word fit one sequence of updates in which each call returned what
+   memory held just before it, ending in `final`. Memory only moves up the order and never
+   comes back to a value it left, so the calls that returned the current value m come next:
+   those that leave m as it is, then at most one that changes it. */
+template <typename F>
+static int fits_one_sequence(int op, F m0, const F *v, const F *ret, int n, F final)
+{
+    typedef wt_type<F> W;
+    int done[32] = {0}, left = n;
+    uint64_t m = W::bits(m0);
+    while (left > 0) {
+        int changer = -1;
+        for (int i = 0; i < n; i++) {
+            if (done[i] || W::bits(ret[i]) != m) continue;
+            if (wt_atomic_stored(op, W::from_bits(m), v[i]) != m) {
+                if (changer >= 0) return 0; /* two calls displaced the same value */
+                changer = i;
+            } else {
+                done[i] = 1;
+                left--;
+            }
+        }
+        if (changer < 0) return left == 0 && m == W::bits(final);
+        m = wt_atomic_stored(op, W::from_bits(m), v[changer]);
+        done[changer] = 1;
+        left--;
+    }
+    return m == W::bits(final);
+}
+
+/* The words of warp w: w * GROUP_WORDS_PER_WARP + 0..3 of its block's words. Lane patterns:
+   all lanes on one word; two words by lane parity; random words; a random subset of lanes on
+   one word; the first few lanes (a partial warp) on words by lane % 4. Arguments tie often:
+   half of them come from four values per warp. */
+template <typename F>
+static void make_group_case(int op, int *slot, F *arg, F *words, int nthreads, int nwords)
+{
+    typedef wt_type<F> W;
+    for (int warp = 0; warp < nthreads / 32; warp++) {
+        const int mode = wt_rand_below(5), first = warp % (GROUP_THREADS / 32) * GROUP_WORDS_PER_WARP;
+        const int prefix = 1 + wt_rand_below(31), subset_bits = wt_rand_below(3); /* subsets from dense to sparse */
+        F pool[4];
+        for (int k = 0; k < 4; k++) pool[k] = W::random(1);
+        for (int lane = 0; lane < 32; lane++) {
+            const int t = warp * 32 + lane;
+            int k = 0;
+            switch (mode) {
+            case 0: k = 0; break;
+            case 1: k = lane & 1; break;
+            case 2: k = wt_rand_below(3); break;
+            case 3: k = wt_rand_below(1 << subset_bits) == 0 ? 0 : -1; break;
+            default: k = lane < prefix ? lane % 4 : -1;
+            }
+            slot[t] = k < 0 ? -1 : first + k;
+            const int pick = wt_rand_below(4);
+            arg[t] = pick < 2 ? pool[wt_rand_below(4)] : pick == 2 ? W::special(wt_rand_below(WT_NSPECIAL)) : W::random(1);
+        }
+    }
+    const int empty = wt_op_is_num(op) ? WT_SP_QNAN : wt_op_is_max(op) ? WT_SP_NEG_INF : WT_SP_INF;
+    for (int k = 0; k < nwords; k++) words[k] = wt_rand_below(2) ? W::special(empty) : W::random(1);
+}
+
+template <typename F, int Op, bool Shared>
+static void run_groups(void)
+{
+    typedef wt_type<F> W;
+    const int blocks = wt_quick() ? 8 : 64, nthreads = blocks * GROUP_THREADS, nwords = blocks * GROUP_WORDS;
+    int *slot = (int *)wt_host_alloc(nthreads * sizeof(int));
+    F *arg = (F *)wt_host_alloc(nthreads * sizeof(F)), *ret = (F *)wt_host_alloc(nthreads * sizeof(F));
+    F *init = (F *)wt_host_alloc(nwords * sizeof(F)), *got = (F *)wt_host_alloc(nwords * sizeof(F));
+    make_group_case(Op, slot, arg, init, nthreads, nwords);
+    int *d_slot = (int *)wt_dev_alloc(nthreads * sizeof(int));
+    F *d_arg = (F *)wt_dev_alloc(nthreads * sizeof(F)), *d_ret = (F *)wt_dev_alloc(nthreads * sizeof(F));
+    F *d_words = (F *)wt_dev_alloc(nwords * sizeof(F));
+    wt_to_dev(d_slot, slot, nthreads * sizeof(int));
+    wt_to_dev(d_arg, arg, nthreads * sizeof(F));
+    wt_to_dev(d_words, init, nwords * sizeof(F));
+    k_groups<F, Op, Shared><<<blocks, GROUP_THREADS>>>(d_slot, d_arg, d_words, d_ret);
+    WT_LAUNCHED();
+    wt_to_host(got, d_words, nwords * sizeof(F));
+    wt_to_host(ret, d_ret, nthreads * sizeof(F));
+
+    for (int warp = 0; warp < nthreads / 32; warp++)
+        for (int k = 0; k < GROUP_WORDS_PER_WARP; k++) {
+            const int word = warp / (GROUP_THREADS / 32) * GROUP_WORDS + warp % (GROUP_THREADS / 32) * GROUP_WORDS_PER_WARP + k;
+            F v[32], r[32];
+            int n = 0;
+            for (int lane = 0; lane < 32; lane++) {
+                const int t = warp * 32 + lane;
+                if (slot[t] != warp % (GROUP_THREADS / 32) * GROUP_WORDS_PER_WARP + k) continue;
+                v[n] = arg[t];
+                r[n++] = ret[t];
+            }
+            if (fits_one_sequence(Op, init[word], v, r, n, got[word])) continue;
+            char calls[32 * 48] = "";
+            for (int i = 0; i < n; i++)
+                snprintf(calls + strlen(calls), sizeof calls - strlen(calls), " %llx->%llx", (unsigned long long)W::bits(v[i]),
+                         (unsigned long long)W::bits(r[i]));
+            fail_msg("%s %s, lanes combined (%s memory), warp %d word %d: memory %llx, %d calls (argument->returned):%s; "
+                     "final %llx: no sequence of updates gives these", W::name(), fn_name(Op), Shared ? "shared" : "global", warp, k,
+                     (unsigned long long)W::bits(init[word]), n, calls, (unsigned long long)W::bits(got[word]));
+        }
+    wt_dev_free(d_slot);
+    wt_dev_free(d_arg);
+    wt_dev_free(d_ret);
+    wt_dev_free(d_words);
+    wt_host_free(slot);
+    wt_host_free(arg);
+    wt_host_free(ret);
+    wt_host_free(init);
+    wt_host_free(got);
+}
+
+template <typename F>
+static void run_groups_type(void)
+{
+    for (int rep = 0; rep < (wt_quick() ? 1 : 4); rep++) {
+        run_groups<F, WT_MAX, false>();
+        run_groups<F, WT_MIN, true>();
+        run_groups<F, WT_MAX_NUM, true>();
+        run_groups<F, WT_MIN_NUM, false>();
+        run_groups<F, WT_MAX, true>();
+        run_groups<F, WT_MIN_NUM, true>();
+    }
+}
+
+static void test_minmax_groups_float(void **state) { WT_NEED_GPU(state); run_groups_type<float>(); }
+static void test_minmax_groups_double(void **state) { WT_NEED_GPU(state); run_groups_type<double>(); }
+static void test_minmax_groups_16bit(void **state)
+{
+    WT_NEED_GPU(state);
+    run_groups_type<__half>();
+    run_groups_type<__nv_bfloat16>();
 }
 
 /* The usage snippet of atomic_minmax.cuh, verbatim. */
@@ -270,6 +443,9 @@ int main(void)
         WT_TEST(test_minmax_contention_float),
         WT_TEST(test_minmax_contention_double),
         WT_TEST(test_minmax_contention_shared),
+        WT_TEST(test_minmax_groups_float),
+        WT_TEST(test_minmax_groups_double),
+        WT_TEST(test_minmax_groups_16bit),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

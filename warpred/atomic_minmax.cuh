@@ -26,7 +26,7 @@
 
    (This snippet is compiled and checked in tests/test_atomic_minmax.cu.)
 
-   RULES (x: the value in memory, v: the argument; the function stores r and returns x)
+   RULES (x: the value in memory, v the argument; the function stores r and returns x)
      order      -inf < ... < -0 < +0 < ... < +inf for every function; subnormals are ordinary
                 numbers (the comparisons work on bit patterns, so -ftz and --use_fast_math
                 change nothing).
@@ -38,13 +38,23 @@
                 fminimum stores 0xffffffff (double: 0xffffffffffffffff, 16-bit: 0xffff).
                 The sign is chosen so that the NaN sorts past every number in the integer
                 order the fast path relies on; the _num functions never store a NaN.
+     returned   every call returns the x its update saw, as if the calls had run one after
+                another in some order. Lanes of a warp that call together with the same
+                address are ordered thus: first the lane whose argument wins (the lowest
+                such lane on ties), then the others, which see what it left in memory. So of
+                one warp's call, at most one lane per address gets back an x that its own
+                argument displaced.
      Use one function per address (mixing max with min, or _num with the NaN-propagating
      form, on one address gives no meaningful result).
 
-   HOW (why it is fast)  Read first: when the update would not change memory, return without
-   any atomic (under contention most updates end here: ~90 G updates/s on an H100 with random
-   values, against ~1 G/s for a compare-and-swap loop that always writes; `make bench`). Otherwise one integer atomicMax or
-   atomicMin on the bit pattern: for a non-negative v (sign bit clear) signed-integer order
+   HOW (why it is fast)  On sm_80 and newer the calling lanes of a warp first combine their
+   arguments per address: one vote finds whether they share one address (else
+   __match_any_sync groups them), each lane maps its argument to an integer key that orders
+   arguments by the rules above, one redux.sync (two for double) finds the best key, and its
+   lane alone updates memory for the group; two shuffles hand back the old value and the
+   value stored. That one lane reads first: when its update would not change memory, no
+   atomic at all (under contention most updates end here). Otherwise one integer atomicMax
+   or atomicMin on the bit pattern: for a non-negative v (sign bit clear) signed-integer order
    is float order, and for a negative v (sign bit set, -0 included) unsigned order is the
    reverse; mixed signs resolve correctly either way. NaN arguments and NaN in memory take a
    compare-and-swap loop (it compares bits, so it never spins on NaN != NaN). The results
@@ -52,12 +62,21 @@
    that equivalence on every pair of special values. __half and __nv_bfloat16 have no 16-bit
    integer atomicMax: after the read-first check they take a 16-bit compare-and-swap
    (atomicCAS on unsigned short, sm_70+), which never touches the other half of the 32-bit
-   word. Their order is the same bit-key order, so results follow the same rules.
+   word. Their order is the same bit-key order, so results follow the same rules. On sm_75,
+   or with WARPRED_NO_REDUX, every lane reads and updates on its own (warpred 0.2.0's path).
+
+   COST  A warp's call to one address: about 20 instructions to combine (vote, key, redux,
+   ballot), then one read of memory, and one atomic only when the warp's best argument
+   changes memory; lanes with different addresses add a __match_any_sync. On an H100, 2^24
+   float fmaximum updates to one address (`make bench`, bench_atomics): random values (to be
+   measured) G updates/s, ascending values (every warp raises the maximum) (to be measured)
+   G updates/s; warpred 0.2.0, where each lane updated alone, ran at 90.9 and 14.3, and a
+   compare-and-swap loop that always writes at 1.1 and 0.0025.
 
    PRECONDITIONS  p is a naturally aligned address in global or shared memory (checked with
    assert). sm_70 or newer for the 16-bit types.
 
-   CONFIGURATION  see ops.cuh (WARPRED_ASSERT).
+   CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX).
 
    This header needs ops.cuh beside it; copy both.
 */
@@ -88,7 +107,12 @@ __device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_ru
     return v_wins ? v : x;
 }
 
-template <typename S> __device__ __forceinline__ S warpred__load_bits(const S *p) { return *(const volatile S *)p; }
+/* How the first read is done: volatile, so that it goes to the coherent L2 (never a stale L1
+   copy) and the value returned from an early exit is one that memory holds during the call.
+   (bench_atomics.cu measures other reads through this parameter.) */
+struct warpred__read_volatile {
+    template <typename S> static __device__ __forceinline__ S load(const S *p) { return *(const volatile S *)p; }
+};
 
 /* atomicCAS on the bit patterns, 16, 32 or 64 bits wide. */
 __device__ __forceinline__ short warpred__cas_bits(short *p, short compare, short value)
@@ -101,57 +125,135 @@ __device__ __forceinline__ long long warpred__cas_bits(long long *p, long long c
     return (long long)atomicCAS((unsigned long long *)p, (unsigned long long)compare, (unsigned long long)value);
 }
 
-/* The reference implementation: a compare-and-swap loop on the bit patterns (it compares bits,
-   so it never spins on NaN != NaN). */
+/* A compare-and-swap loop on the bit patterns from `old`, a value memory held (it compares
+   bits, so it never spins on NaN != NaN). Returns the old bits. */
+template <typename F, bool IsMax, bool Num, typename S>
+__device__ __forceinline__ S warpred__atomic_cas_loop(S *word, S old, S vb)
+{
+    for (;;) {
+        const S want = warpred__atomic_rule<F, IsMax, Num>(old, vb);
+        if (want == old) return old;
+        const S seen = warpred__cas_bits(word, old, want);
+        if (seen == old) return old;
+        old = seen;
+    }
+}
+
+/* The reference implementation: the compare-and-swap loop alone. */
 template <typename F, bool IsMax, bool Num>
 __device__ __forceinline__ F warpred__atomic_minmax_cas(F *p, F v)
 {
     typedef warpred__float_bits<F> B;
     typedef typename B::S S;
-    S *word = (S *)p;
-    S old = warpred__load_bits(word);
-    const S vb = B::bits(v);
-    for (;;) {
-        const S want = warpred__atomic_rule<F, IsMax, Num>(old, vb);
-        if (want == old) return B::value(old);
-        const S seen = warpred__cas_bits(word, old, want);
-        if (seen == old) return B::value(old);
-        old = seen;
-    }
+    return B::value(warpred__atomic_cas_loop<F, IsMax, Num>((S *)p, warpred__read_volatile::load((const S *)p), B::bits(v)));
 }
 
 /* One integer atomic on the bit pattern: for a non-negative v (sign bit clear) signed order is
    float order, for a negative v unsigned order is the reverse; mixed signs resolve correctly
    either way. Valid while memory holds a number or the stored NaN of this IsMax (which no
-   number displaces in this integer order). 32- and 64-bit only. */
-template <typename F, bool IsMax>
-__device__ __forceinline__ F warpred__atomic_minmax_bits(F *p, F v)
+   number displaces in this integer order). 32- and 64-bit only. Returns the old bits. */
+template <bool IsMax, typename S>
+__device__ __forceinline__ S warpred__atomic_minmax_bits(S *p, S vb)
 {
-    typedef warpred__float_bits<F> B;
-    typedef typename B::S S;
     typedef typename warpred__unsigned_of<S>::type U;
-    const S vb = B::bits(v);
-    S old;
-    if ((vb >= 0) == IsMax) old = IsMax ? atomicMax((S *)p, vb) : (S)atomicMax((U *)p, (U)vb);
-    else old = IsMax ? (S)atomicMin((U *)p, (U)vb) : atomicMin((S *)p, vb);
-    return B::value(old);
+    if ((vb >= 0) == IsMax) return IsMax ? atomicMax(p, vb) : (S)atomicMax((U *)p, (U)vb);
+    return IsMax ? (S)atomicMin((U *)p, (U)vb) : atomicMin(p, vb);
 }
 
+/* One lane's update on its own: read first and return when nothing would change; else one
+   integer atomic, or the compare-and-swap loop for NaNs and the 16-bit types (there is no
+   16-bit atomicMax). Returns the old bits. */
+template <typename F, bool IsMax, bool Num, typename Read = warpred__read_volatile>
+__device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_minmax_lane(F *p, typename warpred__float_bits<F>::S vb)
+{
+    typedef typename warpred__float_bits<F>::S S;
+    const S old = Read::load((const S *)p);
+    if (warpred__atomic_rule<F, IsMax, Num>(old, vb) == old) return old; /* no change: no atomic at all */
+    if constexpr (sizeof(F) == 2) {
+        return warpred__atomic_cas_loop<F, IsMax, Num>((S *)p, old, vb);
+    } else {
+        if (warpred__isnan_bits<F>(old) || warpred__isnan_bits<F>(vb)) return warpred__atomic_cas_loop<F, IsMax, Num>((S *)p, old, vb);
+        return warpred__atomic_minmax_bits<IsMax>((S *)p, vb);
+    }
+}
+
+/* ---- lanes of a warp that target one address combine first (sm_80+: redux.sync) ---- */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED_NO_REDUX)
+#  define WARPRED__ATOMIC_COMBINE 1
+#else
+#  define WARPRED__ATOMIC_COMBINE 0
+#endif
+
+/* Keys are 32 bits wide for the 16- and 32-bit types, 64 for double. */
+template <typename S> struct warpred__atomic_key_type { typedef int type; };
+template <> struct warpred__atomic_key_type<long long> { typedef long long type; };
+
+/* A key whose largest (IsMax) or smallest value among the lanes picks the one argument that
+   stands for all of them: numbers by order_key; NaN at the winning end where a NaN argument
+   wins (fmaximum, fminimum), at the losing end where it changes nothing (the _num forms). No
+   number has either end's key. */
 template <typename F, bool IsMax, bool Num>
+__device__ __forceinline__ typename warpred__atomic_key_type<typename warpred__float_bits<F>::S>::type
+warpred__atomic_key(typename warpred__float_bits<F>::S vb)
+{
+    typedef typename warpred__atomic_key_type<typename warpred__float_bits<F>::S>::type K;
+    const K top = (K)(~0ull >> (65 - 8 * sizeof(K))); /* the largest K */
+    if (warpred__isnan_bits<F>(vb)) return IsMax != Num ? top : (K)~top;
+    return (K)warpred__order_key(vb);
+}
+
+#if WARPRED__ATOMIC_COMBINE
+/* The largest (IsMax) or smallest key among the lanes of `group`. */
+template <bool IsMax> __device__ __forceinline__ int warpred__group_best(unsigned group, int k)
+{
+    return IsMax ? __reduce_max_sync(group, k) : __reduce_min_sync(group, k);
+}
+template <bool IsMax> __device__ __forceinline__ long long warpred__group_best(unsigned group, long long k)
+{
+    /* redux.sync is 32 bits wide: the high halves (signed), then the low halves (unsigned) of
+       the lanes whose high half is the best one */
+    const int hi = warpred__group_best<IsMax>(group, (int)(k >> 32));
+    const unsigned lo = (int)(k >> 32) == hi ? (unsigned)k : IsMax ? 0u : ~0u;
+    const unsigned best_lo = IsMax ? __reduce_max_sync(group, lo) : __reduce_min_sync(group, lo);
+    return (long long)((unsigned long long)(unsigned)hi << 32 | best_lo);
+}
+
+/* The calling lanes with this lane's address combine their arguments into the winning one; its
+   lane (the lowest on ties) makes the one update for all of them and gets the old value; the
+   others get what memory holds after it, as if they had updated right after that lane. */
+template <typename F, bool IsMax, bool Num, typename Read = warpred__read_volatile>
+__device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_minmax_warp(F *p, typename warpred__float_bits<F>::S vb)
+{
+    typedef typename warpred__float_bits<F>::S S;
+    typedef typename warpred__atomic_key_type<S>::type K;
+    const unsigned active = __activemask(); /* read once; every step below uses this value */
+    const unsigned long long address = (unsigned long long)p;
+    const bool one_address = __all_sync(active, __shfl_sync(active, address, __ffs(active) - 1) == address);
+    const unsigned group = one_address ? active : __match_any_sync(active, address);
+    const K key = warpred__atomic_key<F, IsMax, Num>(vb);
+    const int winner = __ffs(__ballot_sync(group, key == warpred__group_best<IsMax>(group, key))) - 1;
+    const bool is_winner = (int)warpred__lane_id() == winner;
+    S old = 0, now = 0;
+    if (is_winner) {
+        old = warpred__atomic_minmax_lane<F, IsMax, Num, Read>(p, vb);
+        now = warpred__atomic_rule<F, IsMax, Num>(old, vb);
+    }
+    old = (S)__shfl_sync(group, (K)old, winner);
+    now = (S)__shfl_sync(group, (K)now, winner);
+    return is_winner ? old : now;
+}
+#endif
+
+template <typename F, bool IsMax, bool Num, typename Read = warpred__read_volatile>
 __device__ __forceinline__ F warpred__atomic_minmax(F *p, F v)
 {
     typedef warpred__float_bits<F> B;
-    typedef typename B::S S;
     WARPRED_ASSERT(((unsigned long long)p & (sizeof(F) - 1)) == 0);
-    const S old = warpred__load_bits((const S *)p);
-    const S vb = B::bits(v);
-    if (warpred__atomic_rule<F, IsMax, Num>(old, vb) == old) return B::value(old); /* no change: no atomic at all */
-    if constexpr (sizeof(F) == 2) { /* there is no 16-bit atomicMax */
-        return warpred__atomic_minmax_cas<F, IsMax, Num>(p, v);
-    } else {
-        if (warpred__isnan_bits<F>(old) || warpred__isnan_bits<F>(vb)) return warpred__atomic_minmax_cas<F, IsMax, Num>(p, v);
-        return warpred__atomic_minmax_bits<F, IsMax>(p, v);
-    }
+#if WARPRED__ATOMIC_COMBINE
+    return B::value(warpred__atomic_minmax_warp<F, IsMax, Num, Read>(p, B::bits(v)));
+#else
+    return B::value(warpred__atomic_minmax_lane<F, IsMax, Num, Read>(p, B::bits(v)));
+#endif
 }
 
 #define WARPRED__ATOMIC_MINMAX(F)                                                                           \

@@ -67,7 +67,7 @@
    takes a rare widening branch. A merge is about 40 instructions, plus a realignment when the
    two sides' highest bins differ. On an H100 (`make bench`, bench_cub36, 2026-11-21) the
    device-wide reproducible sum reads at 97% (float) / 98% (double) of the plain sum's bandwidth
-   at 2^28 and takes 9.5 us at 2^10 (plain: 8.1); it is 1.07-1.47x (float) and 1.01-2.16x
+   at 2^28 and takes 9.5 us at 2^10 (plain: 8.1); it is 1.07-1.64x (float) and 1.01-2.16x
    (double) faster than CUB 3.6's gpu_to_gpu DeviceReduce::Sum from 2^10 to 2^30.
 
    This header needs ops.cuh beside it; copy both (plus the layer you reduce with).
