@@ -39,16 +39,16 @@
                 The sign is chosen so that the NaN sorts past every number in the integer
                 order the fast path relies on; the _num functions never store a NaN.
      returned   every call returns the x its update saw, as if the calls had run one after
-                another in some order. Lanes of a warp that call together with the same
-                address are ordered thus: first the lane whose argument wins (the lowest
-                such lane on ties), then the others, which see what it left in memory. So of
-                one warp's call, at most one lane per address gets back an x that its own
-                argument displaced.
+                another in some order. On sm_80 and newer, lanes of a warp that call
+                together with the same address are ordered thus: first the lane whose
+                argument wins (the lowest such lane on ties), then the others, which see
+                what it left in memory. So of such a group at most one lane gets back an x
+                that its own argument displaced.
      Use one function per address (mixing max with min, or _num with the NaN-propagating
      form, on one address gives no meaningful result).
 
    HOW (why it is fast)  On sm_80 and newer the calling lanes of a warp first combine their
-   arguments per address: one vote finds whether they share one address (else
+   arguments per address: a shuffle and a vote find whether they share one address (else
    __match_any_sync groups them), each lane maps its argument to an integer key that orders
    arguments by the rules above, one redux.sync (two for double) finds the best key, and its
    lane alone updates memory for the group; two shuffles hand back the old value and the
@@ -65,13 +65,15 @@
    word. Their order is the same bit-key order, so results follow the same rules. On sm_75,
    or with WARPRED_NO_REDUX, every lane reads and updates on its own (warpred 0.2.0's path).
 
-   COST  A warp's call to one address: about 20 instructions to combine (vote, key, redux,
-   ballot), then one read of memory, and one atomic only when the warp's best argument
-   changes memory; lanes with different addresses add a __match_any_sync. On an H100, 2^24
-   float fmaximum updates to one address (`make bench`, bench_atomics): random values (to be
-   measured) G updates/s, ascending values (every warp raises the maximum) (to be measured)
-   G updates/s; warpred 0.2.0, where each lane updated alone, ran at 90.9 and 14.3, and a
-   compare-and-swap loop that always writes at 1.1 and 0.0025.
+   COST  A warp's call to one address: about 25 instructions in every lane to combine
+   (address check, key, redux, ballot), then in one lane one read of memory, about 25
+   instructions of rules, and one atomic only when the warp's best argument changes memory;
+   two shuffles for the returned values. Lanes with different addresses add a
+   __match_any_sync. On an H100, 2^24 float fmaximum updates to one address (`make bench`,
+   bench_atomics): random values (to be measured) G updates/s, ascending values (every warp
+   raises the maximum) (to be measured) G updates/s; warpred 0.2.0, where each lane updated
+   alone, ran at 90.9 and 14.3, and a compare-and-swap loop that always writes at 1.1 and
+   0.0025.
 
    PRECONDITIONS  p is a naturally aligned address in global or shared memory (checked with
    assert). sm_70 or newer for the 16-bit types.
