@@ -36,7 +36,8 @@
    (exact for int sums and max, 1e-3 relative for float sums): "MISMATCH" flags a broken harness
    or kernel. All kernels use __launch_bounds__(block size) and 1D blocks.
 
-   Usage: bench_block [csv path]   (run by `make bench`; about 10 s on an H100) */
+   Usage: bench_block [csv path]   (run by `make bench`; about 10 s on an H100)
+          bench_block --profile    (each kernel scripts/sass_block.sh studies, launched once, for ncu) */
 #include <math.h>
 #include <cub/cub.cuh>
 #include <cooperative_groups.h>
@@ -136,9 +137,27 @@ __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iter
 
 /* ---- warp level ---- */
 
-enum { W_ALL, W_CG, W_LT_TREE, W_RED, W_CUB, WV };
+enum { W_ALL, W_CG, W_LT_TREE, W_RED, W_CUB, W_PROTO_HW, W_PROTO_CMP, WV };
 static const char *const warp_variant[] = {"warpred allreduce", "cg::reduce greater", "xor tree a<b?b:a", "warpred reduce",
-                                           "cub::WarpReduce a<b?b:a"};
+                                           "cub::WarpReduce a<b?b:a", "proto: vote first, hw max tree",
+                                           "proto: vote first, compare tree"};
+
+/* Prototypes (to choose warpred's warp min/max path): one vote BEFORE the tree asks whether any
+   lane holds a NaN or a zero; if none, a plain tree is exact (hardware max, or a compare); if
+   any, the library's IEEE allreduce. */
+template <bool Compare, typename T, typename O> __device__ __forceinline__ T proto_max_allreduce(T v, O op)
+{
+    typedef warpred__float_bits<T> B;
+    typedef typename warpred__unsigned_of<typename B::S>::type U;
+    const bool nan_or_zero = (U)(B::bits(v) & B::magnitude_mask()) - 1u >= (U)B::inf();
+    if (__any_sync(0xffffffffu, nan_or_zero)) return warpred_warp_allreduce(v, op);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const T o = __shfl_xor_sync(0xffffffffu, v, offset);
+        v = Compare ? (v < o ? o : v) : warpred__hw_max(v, o);
+    }
+    return v;
+}
 
 template <typename T> __device__ __forceinline__ T lt_butterfly(T v)
 {
@@ -156,6 +175,8 @@ template <typename T, int V, int Op> struct warp_call {
         else if constexpr (V == W_CG) return (void)s, cg::reduce(tile, v, cg::greater<T>());
         else if constexpr (V == W_LT_TREE) return (void)s, (void)tile, lt_butterfly(v);
         else if constexpr (V == W_RED) return (void)s, (void)tile, warpred_warp_reduce(v, O());
+        else if constexpr (V == W_PROTO_HW) return (void)s, (void)tile, proto_max_allreduce<false>(v, O());
+        else if constexpr (V == W_PROTO_CMP) return (void)s, (void)tile, proto_max_allreduce<true>(v, O());
         else return (void)tile, cub::WarpReduce<T>(s).Reduce(v, lt_max());
     }
 };
@@ -332,7 +353,8 @@ template <typename T, int Op, bool Chain>
 static void warp_row(bench_env *e, const char *type)
 {
     launch_fn fns[WV] = {launch_warp<T, W_ALL, Op, Chain>, launch_warp<T, W_CG, OP_MAX, Chain>, launch_warp<T, W_LT_TREE, OP_MAX, Chain>,
-                         launch_warp<T, W_RED, Op, Chain>, launch_warp<T, W_CUB, OP_MAX, Chain>};
+                         launch_warp<T, W_RED, Op, Chain>, launch_warp<T, W_CUB, OP_MAX, Chain>,
+                         launch_warp<T, W_PROTO_HW, Op, Chain>, launch_warp<T, W_PROTO_CMP, Op, Chain>};
     const T s = chain_scale<T>(Op, 32);
     const int iters = Chain ? 4096 : 2048;
     const double reductions = (double)e->blocks * (WARP_BLOCK / 32) * iters * (Chain ? 1 : K_TP);
@@ -341,9 +363,10 @@ static void warp_row(bench_env *e, const char *type)
     const int bad = time_row<T>(e, fns, WV, &s, iters, reductions, 1, rate, us);
     const double target = Op == OP_MAX ? 0.9 : 1.0;
     const double a = rate[W_ALL] / rate[W_CG], b = rate[W_ALL] / rate[W_LT_TREE], c = rate[W_RED] / rate[W_CUB];
-    printf("| %-6s %-7s | %-10s | %7.1f | %7.1f | %7.1f | %7.1f | %7.1f | %5.2f%s | %5.2f%s | %5.2f%s |%s\n", type, op_name[Op],
-           Chain ? "latency" : "throughput", rate[W_ALL], rate[W_CG], rate[W_LT_TREE], rate[W_RED], rate[W_CUB], a,
-           a < target ? "*" : " ", b, b < target ? "*" : " ", c, c < target ? "*" : " ", bad ? " MISMATCH" : "");
+    printf("| %-6s %-7s | %-10s | %7.1f | %7.1f | %7.1f | %7.1f | %7.1f | %5.2f%s | %5.2f%s | %5.2f%s | %7.1f | %7.1f |%s\n", type,
+           op_name[Op], Chain ? "latency" : "throughput", rate[W_ALL], rate[W_CG], rate[W_LT_TREE], rate[W_RED], rate[W_CUB], a,
+           a < target ? "*" : " ", b, b < target ? "*" : " ", c, c < target ? "*" : " ", rate[W_PROTO_HW], rate[W_PROTO_CMP],
+           bad ? " MISMATCH" : "");
     for (int v = 0; v < WV; v++)
         fprintf(e->csv, "warp_reduce,\"%s %s %s\",\"%s\",32,%.3f,%.4f,G reductions/s\n", type, op_name[Op],
                 Chain ? "latency" : "throughput", warp_variant[v], us[v], rate[v]);
@@ -358,17 +381,59 @@ template <typename T> __global__ void k_fill(T *x, size_t n)
     }
 }
 
+/* --profile: each kernel the SASS/ncu analysis looks at (scripts/sass_block.sh), launched once
+   with few iterations, nothing timed. */
+template <typename T, int Op, int BS, bool Chain> static void profile_block(bench_env *e)
+{
+    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>, launch_block<T, V_CT, BS, Op, Chain>,
+                         launch_block<T, V_CUB_WR, BS, Op, Chain>, launch_block<T, V_CUB_RAKE, BS, Op, Chain>};
+    const T s = chain_scale<T>(Op, BS);
+    for (int v = 0; v < BV; v++) fns[v](e->blocks, e->in, e->out, &s, chain_iters(BS) / 8);
+    BCHECK(cudaGetLastError());
+}
+template <typename T, int Op> static void profile_warp(bench_env *e)
+{
+    launch_fn fns[WV] = {launch_warp<T, W_ALL, Op, true>, launch_warp<T, W_CG, OP_MAX, true>, launch_warp<T, W_LT_TREE, OP_MAX, true>,
+                         launch_warp<T, W_RED, Op, true>, launch_warp<T, W_CUB, OP_MAX, true>,
+                         launch_warp<T, W_PROTO_HW, Op, true>, launch_warp<T, W_PROTO_CMP, Op, true>};
+    const T s = chain_scale<T>(Op, 32);
+    for (int v = 0; v < WV; v++) fns[v](e->blocks, e->in, e->out, &s, 512);
+    BCHECK(cudaGetLastError());
+}
+static int profile(bench_env *e, size_t n)
+{
+    k_fill<float><<<1024, 256>>>((float *)e->in, n);
+    profile_block<float, OP_SUM, 256, true>(e);
+    profile_block<float, OP_SUM, 256, false>(e);
+    profile_block<float, OP_SUM, 1024, true>(e);
+    profile_block<float, OP_SUM, 1000, true>(e);
+    profile_block<float, OP_MAX, 256, true>(e);
+    profile_warp<float, OP_MAX>(e);
+    profile_warp<float, OP_MAX_NUM>(e);
+    k_fill<int><<<1024, 256>>>((int *)e->in, n);
+    profile_block<int, OP_SUM, 256, true>(e);
+    k_fill<double><<<1024, 256>>>((double *)e->in, n / 2);
+    profile_block<double, OP_SUM, 256, true>(e);
+    profile_block<double, OP_MAX, 256, true>(e);
+    profile_warp<double, OP_MAX>(e);
+    profile_warp<double, OP_MAX_NUM>(e);
+    BCHECK(cudaDeviceSynchronize());
+    printf("profile launches done\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     bench_env e;
     memset(&e, 0, sizeof e);
-    e.csv = bench_csv_open(argc > 1 ? argv[1] : "bench_block.csv");
     cudaDeviceProp prop;
     BCHECK(cudaGetDeviceProperties(&prop, 0));
     e.blocks = (unsigned)prop.multiProcessorCount * BLOCKS_PER_SM;
     const size_t n = (size_t)K_TP * e.blocks * 1024;
     BCHECK(cudaMalloc(&e.in, n * sizeof(double)));
     BCHECK(cudaMalloc(&e.out, n * sizeof(double)));
+    if (argc > 1 && strcmp(argv[1], "--profile") == 0) return profile(&e, n);
+    e.csv = bench_csv_open(argc > 1 ? argv[1] : "bench_block.csv");
     printf("warpred block and warp reductions vs CUB %d.%d.%d on %s (%d SMs), %u blocks per launch\n"
            "G reductions/s; median of %d launches after %d warm-ups, variants interleaved; throughput loop: %d independent\n"
            "reductions per iteration; latency loop: each input depends on the previous result. * = below target\n\n",
@@ -400,8 +465,8 @@ int main(int argc, char **argv)
     block_minmax_rows<double, OP_MAX_NUM, true>(&e, "double");
 
     printf("\nwarp level (one reduction per warp per call, %d-thread blocks)\n\n", (int)WARP_BLOCK);
-    printf("| type op        | loop       | w. all  | cg grtr | lt tree | w. red  | cub lt  | all/cg | all/lt | red/cub |\n");
-    printf("|----------------|------------|--------:|--------:|--------:|--------:|--------:|-------:|-------:|--------:|\n");
+    printf("| type op        | loop       | w. all  | cg grtr | lt tree | w. red  | cub lt  | all/cg | all/lt | red/cub | p:hw    | p:cmp   |\n");
+    printf("|----------------|------------|--------:|--------:|--------:|--------:|--------:|-------:|-------:|--------:|--------:|--------:|\n");
     k_fill<float><<<1024, 256>>>((float *)e.in, n);
     warp_row<float, OP_MAX, false>(&e, "float");
     warp_row<float, OP_MAX, true>(&e, "float");
