@@ -16,7 +16,9 @@
      - an exact total of zero (also only -0 values)   -> +0
      - a finite total beyond the format               -> +-inf (it rounds to infinity)
    The helpers at the end measure a result against it: the spacing of a format at a value, the
-   number of steps between two values, and the documented error bound.
+   number of steps between two values, and the check of a result in three strictnesses
+   (WT_EXACT_BOUND: the documented error bound; WT_EXACT_WINDOW: values summed exactly before the
+   final rounding; WT_EXACT_BITS: the correctly rounded bits).
 
    Keep this file free of anything that warpred's device code uses: it is the independent side. */
 #ifndef WT_EXACT_H
@@ -302,32 +304,52 @@ typedef struct wt_exact_verdict {
     char why[320];
 } wt_exact_verdict;
 
-/* got (as a double holding the value, and as bits of `bytes` bytes) against a: the bits must be
-   the correctly rounded ones when must_be_exact or when non-finite inputs decide; otherwise
-   |got - exact| <= ulp(got) + n * M * 2^-bound_bits, where a result of +-inf is accepted for a
-   finite exact total only when that total lies within the second term of the overflow threshold
-   (the half-way point 2^(emax+1) - 2^(emax-p)), and a finite result of an overflowing total only
-   within the bound of the total. */
+/* How strictly a result is held to the exact sum (the contract's "Semantics"):
+     WT_EXACT_BOUND   the error bound: |got - exact| <= ulp(got) + n * M * 2^-36 (float) / 2^-54
+                      (double)
+     WT_EXACT_WINDOW  data whose values all lie within the window of exact summation (36 / 54 bits
+                      below the largest): "summed exactly before the final rounding", so a sum that
+                      F can hold exactly (1 from {1e20, 1, -1e20}, DBL_MAX from DBL_MAX + DBL_MAX -
+                      DBL_MAX, a zero total: +0) must come out with exactly those bits, a total that
+                      overflows F must be the infinity, and any other within 1 ulp(got)
+     WT_EXACT_BITS    the correctly rounded bits, nothing else
+   Non-finite inputs decide the bits in every mode, and a zero result of a zero total must be +0. */
+enum { WT_EXACT_BOUND = 0, WT_EXACT_WINDOW = 1, WT_EXACT_BITS = 2 };
+
+/* got (as a double holding the value, and as bits of `bytes` bytes) against a, in mode (above).
+   Where the bound applies to a finite exact total, a result of +-inf is accepted only when the
+   total lies within the bound's second term of the overflow threshold (the half-way point
+   2^(emax+1) - 2^(emax-p)), and a finite result of an overflowing total only within the bound
+   of the total. */
 static inline wt_exact_verdict wt_exact__check(const wt_exact *a, double got, uint64_t got_bits, uint64_t want_bits,
-                                               double want, int bytes, wt_exact_format f, int bound_bits,
-                                               int must_be_exact)
+                                               double want, int bytes, wt_exact_format f, int bound_bits, int mode)
 {
     wt_exact_verdict r;
     memset(&r, 0, sizeof r);
     uint64_t nonfinite;
     const int decided = wt_exact__nonfinite(a, bytes, &nonfinite);
     const int digits = bytes == 4 ? 9 : 17;
+    int held = 0; /* F holds the exact total exactly */
+    if (!decided && isfinite(want)) {
+        wt_exact d = *a;
+        wt_exact_add(&d, -want);
+        held = wt_exact_is_zero(&d);
+    }
+    /* a zero total is +0 in every mode, never -0 */
+    const int zero_total = held && want == 0 && got == 0;
+    const int must_be_exact = mode == WT_EXACT_BITS || zero_total || (mode == WT_EXACT_WINDOW && (held || isinf(want)));
     if (decided || must_be_exact || got_bits == want_bits) {
         r.ok = got_bits == want_bits;
         if (!r.ok)
             snprintf(r.why, sizeof r.why, "got %.*g (bits %llx), expected exactly %.*g (bits %llx)%s", digits, got,
                      (unsigned long long)got_bits, digits, want, (unsigned long long)want_bits,
-                     decided ? " (non-finite inputs decide)" : " (correctly rounded)");
+                     decided ? " (non-finite inputs decide)" : mode == WT_EXACT_BITS ? " (correctly rounded)"
+                     : held ? " (the exact sum, which the type holds)" : " (the exact sum overflows)");
         else if (!decided && isfinite(got))
             r.err_ulps = fabs(wt_exact_minus(a, got)) / wt_exact_ulp(got, f);
         return r;
     }
-    const double term = wt_exact_bound_term(a, bound_bits);
+    const double term = mode == WT_EXACT_WINDOW ? 0 : wt_exact_bound_term(a, bound_bits);
     if (isnan(got)) {
         snprintf(r.why, sizeof r.why, "got NaN for finite inputs, expected %.*g", digits, want);
         return r;
@@ -355,7 +377,7 @@ static inline wt_exact_verdict wt_exact__check(const wt_exact *a, double got, ui
         r.err_ulps = INFINITY;
         if (!r.ok)
             snprintf(r.why, sizeof r.why, "got %g, expected %.*g: the exact total is %.3g below the overflow threshold, "
-                     "beyond the bound's n*M*2^-%d = %.3g", got, digits, want, below, bound_bits, term);
+                     "beyond %s %.3g", got, digits, want, below, mode == WT_EXACT_WINDOW ? "the exact window's" : "the bound's n*M*2^-k =", term);
         return r;
     }
     const double err = fabs(wt_exact_minus(a, got)), ulp = wt_exact_ulp(got, f);
@@ -366,25 +388,26 @@ static inline wt_exact_verdict wt_exact__check(const wt_exact *a, double got, ui
     r.ok = err <= tol;
     if (!r.ok)
         snprintf(r.why, sizeof r.why, "got %.*g (bits %llx), exact sum rounds to %.*g: error %.4g = %.3g ulp, more than "
-                 "ulp %.3g + n*M*2^-%d = %.3g (n %lld, M %.3g)", digits, got, (unsigned long long)got_bits, digits, want, err,
-                 r.err_ulps, ulp, bound_bits, term, a->count, a->max_abs);
+                 "ulp %.3g + %s%d = %.3g (n %lld, M %.3g)", digits, got, (unsigned long long)got_bits, digits, want, err,
+                 r.err_ulps, ulp, mode == WT_EXACT_WINDOW ? "0 (values inside the exact window), not n*M*2^-" : "n*M*2^-", bound_bits,
+                 term, a->count, a->max_abs);
     return r;
 }
 
-static inline wt_exact_verdict wt_exact_check_float(const wt_exact *a, float got, int must_be_exact)
+static inline wt_exact_verdict wt_exact_check_float(const wt_exact *a, float got, int mode)
 {
     uint32_t gb;
     memcpy(&gb, &got, sizeof gb);
     return wt_exact__check(a, got, gb, wt_exact_float_bits(a), wt_exact_float(a), 4, wt_exact_float_format, 36,
-                           must_be_exact);
+                           mode);
 }
 
-static inline wt_exact_verdict wt_exact_check_double(const wt_exact *a, double got, int must_be_exact)
+static inline wt_exact_verdict wt_exact_check_double(const wt_exact *a, double got, int mode)
 {
     uint64_t gb;
     memcpy(&gb, &got, sizeof gb);
     return wt_exact__check(a, got, gb, wt_exact_double_bits(a), wt_exact_double(a), 8, wt_exact_double_format, 54,
-                           must_be_exact);
+                           mode);
 }
 
 #endif /* WT_EXACT_H */
