@@ -863,6 +863,7 @@ template <int BT, typename F> static uint64_t run_block(const F *d_x, size_t n, 
     F *all = (F *)wt_host_alloc((size_t)BLOCKS * nt * sizeof(F));
     wt_to_host(red, d_red, sizeof red);
     wt_to_host(all, d_all, (size_t)BLOCKS * nt * sizeof(F));
+    if (wt_is_poison(red[0])) fail_msg("%s block (%u,%u,%u): thread 0 of block 0 wrote no result", fname<F>(), shape.x, shape.y, shape.z);
     for (int b = 0; b < BLOCKS; b++) {
         if (W::bits(red[b]) != W::bits(red[0]))
             fail_msg("%s block (%u,%u,%u)%s valid %d, %s: block %d reduce bits %llx, block 0 %llx (same values, other assignment)",
