@@ -417,14 +417,14 @@ warpred_device_reduce(const warpred_device_plan *plan, const T *in, size_t n, R 
     const char *ignored;
     cudaError_t err;
     if (!why) why = &ignored;
-    *why = warpred__device_check(plan, in, n, sizeof(T), out, sizeof(A), &err); /* the vector path needs sizeof(T) */
-    if (*why) return err;
     if constexpr (warpred__absorbs<Op>::value) {
         if (n > Op::max_count) {
             *why = "warpred_device_reduce: n is larger than the operation's max_count (warpred_rsum_max_count)";
             return cudaErrorInvalidValue;
         }
     }
+    *why = warpred__device_check(plan, in, n, sizeof(T), out, sizeof(A), &err); /* the vector path needs sizeof(T) */
+    if (*why) return err;
     if (n == 0) {
         warpred__device_identity_kernel<R, Op><<<1, 1, 0, stream>>>(out, op);
     } else {

@@ -53,9 +53,10 @@
    ACCURACY  For n finite values of largest magnitude M:
        |result - exact sum| <= 1 ulp(result) + n * M * 2^-36   (float)
        |result - exact sum| <= 1 ulp(result) + n * M * 2^-54   (double)
-     Values within 36 (float) / 54 (double) binary orders of magnitude of M are summed exactly,
-     and the result is then within one ulp of the exact sum (tests/test_rsum.cu measures it
-     against an exact host sum).
+     Values whose lowest set bit is at least M * 2^-35 (float) / M * 2^-53 (double) are summed
+     exactly, and the result is then within one ulp of the exact sum (tests/test_rsum.cu
+     measures it against an exact host sum). {1e8f, 1, -1e8f, 0.5f} gives exactly 1.5;
+     {1e20f, 1, -1e20f} gives 0, within the bound (1 lies 66 binary places below 1e20).
 
    PRECONDITIONS  At most warpred_rsum_max_count values reach one accumulator, through adds and
    merges together (the additions stop being exact beyond; warpred_device_reduce checks n).
