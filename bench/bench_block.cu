@@ -7,7 +7,7 @@
         cub::BlockReduce<T, BS, BLOCK_REDUCE_WARP_REDUCTIONS>
         cub::BlockReduce<T, BS, BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY>
       in two loops:
-        throughput  each iteration reduces K_TP = 4 independent fresh values (x_k + i); the
+        throughput  each iteration reduces K_TP = 2 independent fresh values (x_k + i); the
                     results feed accumulators
         latency     a dependent chain: each reduction's input is x + r * s, r the previous
                     result of the same thread (FFMA / DFMA; for int x ^ (r & s))
@@ -47,7 +47,7 @@
 
 namespace cg = cooperative_groups;
 
-enum { K_TP = 4, BLOCKS_PER_SM = 16, WARP_BLOCK = 256, WARMUP = 3, REPS = 25 };
+enum { K_TP = 2, BLOCKS_PER_SM = 16, WARP_BLOCK = 256, WARMUP = 3, REPS = 25 };
 
 /* ---- operations ---- */
 
@@ -102,7 +102,7 @@ template <typename T, int BS, int Op> struct block_call<T, V_CUB_WR, BS, Op> : b
 template <typename T, int BS, int Op>
 struct block_call<T, V_CUB_RAKE, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY> {};
 
-/* Chain: 2 storages alternating; throughput: one per reduction in flight. Thread 0 of each block
+/* Chain: one call site, 2 CUB storages alternating; throughput: one storage per reduction in flight. Thread 0 of each block
    writes its result (the only thread that has it); every thread writes, so nothing is dead. */
 template <typename T, int V, int BS, int Op, bool Chain>
 __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iters)
@@ -113,10 +113,7 @@ __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iter
     if constexpr (Chain) {
         const T x = in[g];
         T r = x;
-        for (int i = 0; i < iters; i += 2) {
-            r = C::run(tmp[0], chain_next(x, r, s));
-            r = C::run(tmp[1], chain_next(x, r, s));
-        }
+        for (int i = 0; i < iters; i++) r = C::run(tmp[i & 1], chain_next(x, r, s));
         out[g] = r;
     } else {
         T x[K_TP], acc[K_TP];

@@ -233,6 +233,104 @@ static void test_ops_double(void **state) { WT_NEED_GPU(state); run_float_ops<do
 static void test_ops_half(void **state) { WT_NEED_GPU(state); run_float_ops<__half>(); }
 static void test_ops_bfloat16(void **state) { WT_NEED_GPU(state); run_float_ops<__nv_bfloat16>(); }
 
+/* Float sums follow the documented order (block_reduce.cuh, ORDER OF FLOAT SUMS) to the bit:
+   each warp's values as its shuffle-down tree combines them (a partial warp as
+   warpred_warp_reduce_partial does), then the partials left to right (up to 16 warps) or by the
+   same tree (17 to 32). The host model below does exactly that in T arithmetic. Blocks of more
+   than 32 threads (32 and fewer are a warp reduction; its allreduce is a butterfly). */
+template <typename T>
+static T wt_down_tree_model(const T *x, int c) /* what lane 0 of a down tree over x[0..c-1] gets */
+{
+    T r[32];
+    for (int i = 0; i < c; i++) r[i] = x[i];
+    for (int offset = 1; offset < c; offset <<= 1)
+        for (int i = 0; i + offset < c; i += 2 * offset) r[i] = r[i] + r[i + offset];
+    return r[0];
+}
+
+template <typename T>
+static T wt_block_sum_model(const T *x, int n)
+{
+    const int nwarps = (n + 31) / 32;
+    T part[32] = {};
+    for (int w = 0; w < nwarps; w++) part[w] = wt_down_tree_model(x + 32 * w, n - 32 * w < 32 ? n - 32 * w : 32);
+    if (nwarps > 16) return wt_down_tree_model(part, nwarps);
+    T acc = part[0];
+    for (int w = 1; w < nwarps; w++) acc = acc + part[w];
+    return acc;
+}
+
+/* Values whose sums depend on the order: both signs, magnitudes 2^-20 .. 2^20. */
+template <typename T>
+static T wt_order_sensitive(void)
+{
+    const double m = 1.0 + wt_rand_unit();
+    return (T)ldexp(wt_rand_below(2) ? m : -m, wt_rand_below(41) - 20);
+}
+
+template <typename T>
+static void run_sum_order(dim3 shape, int valid, void (*static_kernel)(const T *, T *, T *))
+{
+    const int nthreads = shape.x * shape.y * shape.z, blocks = 3, n = valid ? valid : nthreads;
+    const size_t count = (size_t)blocks * nthreads, bytes = count * sizeof(T);
+    T *in = (T *)wt_host_alloc(bytes), *all = (T *)wt_host_alloc(bytes), *red = (T *)wt_host_alloc(blocks * sizeof(T));
+    for (size_t i = 0; i < count; i++) in[i] = wt_order_sensitive<T>();
+    T *d_in = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(blocks * sizeof(T));
+    wt_to_dev(d_in, in, bytes);
+    if (valid) k_block_valid<T, warpred_op_sum><<<blocks, shape>>>(d_in, valid, d_red, d_all);
+    else if (static_kernel) static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
+    else k_block<T, warpred_op_sum><<<blocks, shape>>>(d_in, d_red, d_all);
+    WT_LAUNCHED();
+    wt_to_host(red, d_red, blocks * sizeof(T));
+    wt_to_host(all, d_all, bytes);
+    for (int b = 0; b < blocks; b++) {
+        const T want = wt_block_sum_model(in + (size_t)b * nthreads, n);
+        if (wt_type<T>::bits(red[b]) != wt_type<T>::bits(want))
+            fail_msg("%s sum, block (%u,%u,%u) #%d, %d values%s: reduce got %.17g, the documented order gives %.17g", wt_type<T>::name(),
+                     shape.x, shape.y, shape.z, b, n, static_kernel ? " (compile-time size)" : "", (double)red[b], (double)want);
+        for (int t = 0; t < nthreads; t++)
+            if (wt_type<T>::bits(all[(size_t)b * nthreads + t]) != wt_type<T>::bits(want))
+                fail_msg("%s sum, block (%u,%u,%u) #%d, %d values%s: allreduce thread %d got %.17g, the documented order gives %.17g",
+                         wt_type<T>::name(), shape.x, shape.y, shape.z, b, n, static_kernel ? " (compile-time size)" : "", t,
+                         (double)all[(size_t)b * nthreads + t], (double)want);
+    }
+    wt_dev_free(d_in);
+    wt_dev_free(d_all);
+    wt_dev_free(d_red);
+    wt_host_free(in);
+    wt_host_free(all);
+    wt_host_free(red);
+}
+
+/* Every number of warps 2..32 (whole and partial last warps), 3D shapes, the _valid forms and
+   the compile-time sizes. */
+template <typename T>
+static void run_sum_orders(void)
+{
+    for (int n = 33; n <= 1024; n++) {
+        const int edge = n % 32 <= 1 || n % 32 == 31 || n % 32 == 16;
+        if (!edge && n % (wt_quick() ? 97 : 13) != 0) continue;
+        run_sum_order<T>(dim3(n), 0, NULL);
+    }
+    const dim3 shapes[] = {dim3(7, 5, 3), dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64)};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int nthreads = shapes[s].x * shapes[s].y * shapes[s].z;
+        run_sum_order<T>(shapes[s], 0, NULL);
+        run_sum_order<T>(shapes[s], 33, NULL);
+        run_sum_order<T>(shapes[s], nthreads / 2 + 5, NULL);
+        run_sum_order<T>(shapes[s], nthreads - 1, NULL);
+    }
+    run_sum_order<T>(dim3(96), 0, k_block_static<96, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(256), 0, k_block_static<256, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(7, 5, 3), 0, k_block_static<105, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(544), 0, k_block_static<544, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(1000), 0, k_block_static<1000, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(1024), 0, k_block_static<1024, T, warpred_op_sum>);
+}
+
+static void test_sum_order_float(void **state) { WT_NEED_GPU(state); run_sum_orders<float>(); }
+static void test_sum_order_double(void **state) { WT_NEED_GPU(state); run_sum_orders<double>(); }
+
 /* Ten reductions in a row on different inputs, in one kernel with no caller barriers: the
    reuse-of-shared-memory bug class. Unrolled straight-line calls (mixing reduce, allreduce
    and types), then the same in a loop. in holds 10 slices of nthreads ints. */
@@ -378,6 +476,8 @@ int main(void)
         WT_TEST(test_static_block_size),
         WT_TEST(test_every_size_int),
         WT_TEST(test_every_size_float),
+        WT_TEST(test_sum_order_float),
+        WT_TEST(test_sum_order_double),
         WT_TEST(test_ops_int),
         WT_TEST(test_ops_unsigned),
         WT_TEST(test_ops_long_long),

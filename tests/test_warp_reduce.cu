@@ -43,6 +43,18 @@ static int check_warp(int op, int W, int mode, const T *in, const T *red, const 
     return 1;
 }
 
+/* A subnormal of either sign, never zero: with no NaN or zero in a warp, float/double min/max
+   take the plain tree, which must order subnormals exactly (under --use_fast_math, the second
+   build, the one compare flags them and they take the exact path). */
+template <typename T> static T wt_subnormal(void)
+{
+    const int mantissa_bits = sizeof(T) == 4 ? 23 : 52;
+    uint64_t b = (wt_rand64() & (((uint64_t)1 << mantissa_bits) - 1)) | 1;
+    if (wt_rand_below(2)) b |= (uint64_t)1 << (sizeof(T) * 8 - 1);
+    return wt_type<T>::from_bits(b);
+}
+
+/* special: 0 ordinary values, 1 with NaN/inf/-0/subnormals among them, 2 subnormals only */
 template <int W, typename T, typename Op>
 static void run_case(int special)
 {
@@ -52,7 +64,10 @@ static void run_case(int special)
     wt_warp_modes(modes);
     const size_t count = NWARPS * 32, bytes = count * sizeof(T);
     T *in = (T *)wt_host_alloc(bytes), *red = (T *)wt_host_alloc(bytes), *all = (T *)wt_host_alloc(bytes);
-    for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(special);
+    for (size_t i = 0; i < count; i++) {
+        if constexpr (!wt_type<T>::is_int) in[i] = special == 2 ? wt_subnormal<T>() : wt_type<T>::random(special);
+        else in[i] = wt_type<T>::random(special);
+    }
 
     T *d_in = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes);
     int *d_modes = (int *)wt_dev_alloc(sizeof modes);
@@ -99,6 +114,22 @@ template <typename T>
 static void run_int_type(void)
 {
     wt_each_int_op([](auto op, int special) { run_all_widths<T, decltype(op)>(special); });
+}
+
+template <typename T>
+static void run_subnormal_minmax(void)
+{
+    run_all_widths<T, warpred_op_max>(2);
+    run_all_widths<T, warpred_op_min>(2);
+    run_all_widths<T, warpred_op_max_num>(2);
+    run_all_widths<T, warpred_op_min_num>(2);
+}
+
+static void test_subnormal_minmax(void **state)
+{
+    WT_NEED_GPU(state);
+    run_subnormal_minmax<float>();
+    run_subnormal_minmax<double>();
 }
 
 static void test_int(void **state) { WT_NEED_GPU(state); run_int_type<int>(); }
@@ -149,6 +180,7 @@ int main(void)
         WT_TEST(test_double),
         WT_TEST(test_half),
         WT_TEST(test_bfloat16),
+        WT_TEST(test_subnormal_minmax),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

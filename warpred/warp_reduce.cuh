@@ -54,16 +54,19 @@
    HARDWARE PATHS  On sm_80 and newer, 32-bit integer sum/min/max/and/or/xor over a whole
    warp (Width 32, full or _partial) use the redux.sync instruction (__reduce_*_sync) instead of
    five shuffles. Integer results are exact either way, so the path never changes a result.
-   Define WARPRED_NO_REDUX to force the shuffle path. Float/double min/max spend one hardware
-   min/max per shuffle step and settle NaN and the sign of zero once at the end: one warp vote
-   asks whether any input was a NaN or a zero, and only then are they sorted out; the tests
-   check this and the plain path (WARPRED_NO_NAN_MINMAX) against the same reference.
+   Define WARPRED_NO_REDUX to force the shuffle path. Float/double min/max over whole segments
+   ask first, with one warp vote, whether any input is a NaN or a zero (for float under -ftz a
+   subnormal counts too); almost always none is, and then a plain tree is exact: one hardware
+   min/max per step for float, a compare and a select for double. Otherwise (and in the _partial
+   forms) every step is a hardware min/max and NaN and the sign of zero are settled once at the
+   end with two more votes. The tests check these and the plain path (WARPRED_NO_NAN_MINMAX)
+   against the same reference.
 
    COST  One shuffle per halving (log2(Width) steps); the down tree and the butterfly cost
    the same. On an H100 both match cub::WarpReduce and cg::reduce for float, int and double
-   sums (`make bench`). IEEE min/max cost more than CUB's `a < b ? b : a`, which is not
-   order-independent with NaN or signed zeros: 0.82-0.87x of its throughput in a tight loop
-   (float max, H100 and H200, 2026-11-21): the price of the one vote per reduction.
+   sums (`make bench`). IEEE min/max: one compare and one vote per reduction on top of the
+   tree; against cg::reduce with cg::greater and a `a < b ? b : a` shuffle tree in a
+   dependent chain (bench_block): to be measured.
 
    CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
@@ -162,33 +165,58 @@ template <typename T, typename Op> struct warpred__redux {
    the sign the op prefers (+0 for max, -0 for min) when one was among the inputs.
    A single counted input is returned as it is (the hardware's f64 min/max may hand back an
    input NaN, which is then made canonical only when more than one input counted). Every lane
-   of a segment applies the same fix, so the butterfly still leaves identical bits. */
+   of a segment applies the same fix, so the butterfly still leaves identical bits. (Whole
+   segments try a plain tree first: see warpred__plain_first below.) */
 template <typename T, typename Op> struct warpred__tree {
     enum { fast_minmax = 0 };
     static __device__ __forceinline__ T step(Op op, T a, T b) { return op(a, b); }
 };
 template <bool IsMax, bool Num, typename F> struct warpred__tree_minmax {
     enum { fast_minmax = 1 };
+    typedef warpred__float_bits<F> B;
     template <typename Op> static __device__ __forceinline__ F step(Op, F a, F b)
     {
         return IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
     }
+    /* The step of a tree over inputs none of which is a NaN or a zero: then any max/min is exact.
+       float: the hardware's (one instruction, no -ftz: inline PTX); double: a compare and a select,
+       which the H100 issues faster than its f64 max/min (double never flushes subnormals). */
+    static __device__ __forceinline__ F plain_step(F a, F b)
+    {
+        if constexpr (sizeof(F) == 8) return IsMax ? (a < b ? b : a) : (b < a ? b : a);
+        else return IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
+    }
+    static __device__ __forceinline__ typename B::S preferred_zero(void) { return IsMax ? 0 : ~B::magnitude_mask(); } /* +0 for max, -0 for min */
+    /* NaN or a zero of either sign, in three instructions: |v| - 1 wraps for zeros */
+    static __device__ __forceinline__ bool nan_or_zero(F v)
+    {
+        typedef typename warpred__unsigned_of<typename B::S>::type U;
+        return (U)(B::bits(v) & B::magnitude_mask()) - 1u >= (U)B::inf();
+    }
+    /* The same in one compare: !(|v| > 0) holds for NaN and zeros, and for subnormals too when
+       compiled with -ftz (those then take the exact path: slower, same result). */
+    static __device__ __forceinline__ bool maybe_nan_or_zero(F v)
+    {
+        if constexpr (sizeof(F) == 8) return !(fabs(v) > 0.0);
+        else return !(fabsf(v) > 0.0f);
+    }
+    static __device__ __forceinline__ bool is_preferred_zero(F v) { return B::bits(v) == preferred_zero(); }
+    /* r: the hardware fold of the counted inputs (several: more than one counted); any_nan /
+       any_zero: whether one of them was a NaN / the preferred zero. */
+    static __device__ __forceinline__ F settle(F r, bool several, bool any_nan, bool any_zero)
+    {
+        if (several && ((!Num && any_nan) || warpred__isnan(r))) return warpred__canonical_nan<F>();
+        if ((B::bits(r) & B::magnitude_mask()) == 0 && any_zero) return B::value(preferred_zero()); /* bits: no -ftz surprises */
+        return r;
+    }
     /* segment: the calling lanes of this lane's segment; counted: those whose inputs count */
     static __device__ __forceinline__ F finish(F r, F v, unsigned segment, unsigned counted)
     {
-        typedef warpred__float_bits<F> B;
-        const typename B::S preferred_zero = IsMax ? 0 : ~B::magnitude_mask(); /* +0 for max, -0 for min */
-        typedef typename warpred__unsigned_of<typename B::S>::type U;
         const bool mine = (counted >> warpred__lane_id()) & 1u;
-        /* NaN or a zero of either sign, in three instructions: |v| - 1 wraps for zeros */
-        const bool nan_or_zero = (U)(B::bits(v) & B::magnitude_mask()) - 1u >= (U)B::inf();
-        if ((__ballot_sync(segment, mine && nan_or_zero) & segment) == 0) return r;
-        const bool nan = warpred__isnan(v), zero = B::bits(v) == preferred_zero;
-        const bool any_nan = (__ballot_sync(segment, mine && nan) & segment) != 0;
-        const bool any_zero = (__ballot_sync(segment, mine && zero) & segment) != 0;
-        if ((counted & (counted - 1)) != 0 && ((!Num && any_nan) || warpred__isnan(r))) return warpred__canonical_nan<F>();
-        if ((B::bits(r) & B::magnitude_mask()) == 0 && any_zero) return B::value(preferred_zero); /* bits: no -ftz surprises */
-        return r;
+        if ((__ballot_sync(segment, mine && nan_or_zero(v)) & segment) == 0) return r;
+        const bool any_nan = (__ballot_sync(segment, mine && warpred__isnan(v)) & segment) != 0;
+        const bool any_zero = (__ballot_sync(segment, mine && is_preferred_zero(v)) & segment) != 0;
+        return settle(r, (counted & (counted - 1)) != 0, any_nan, any_zero);
     }
 };
 template <> struct warpred__tree<float, warpred_op_max> : warpred__tree_minmax<true, false, float> {};
@@ -278,6 +306,39 @@ struct warpred__tree<warpred_tuple4<A, B, C, D>, warpred_op_tuple4<O0, O1, O2, O
 
 /* ---- the trees ---- */
 
+/* Scalar float/double min/max over whole segments ask first, with one vote, whether any input is
+   a NaN or a zero; almost always none is, and then a plain tree (plain_step) is exact and
+   nothing needs settling. Otherwise the exact path below runs (hardware steps, then finish). */
+template <typename T, typename Op> struct warpred__plain_first { enum { value = 0 }; };
+#define WARPRED__PLAIN_FIRST(F, OP) template <> struct warpred__plain_first<F, OP> { enum { value = 1 }; };
+WARPRED__PLAIN_FIRST(float, warpred_op_max)
+WARPRED__PLAIN_FIRST(float, warpred_op_min)
+WARPRED__PLAIN_FIRST(float, warpred_op_max_num)
+WARPRED__PLAIN_FIRST(float, warpred_op_min_num)
+WARPRED__PLAIN_FIRST(double, warpred_op_max)
+WARPRED__PLAIN_FIRST(double, warpred_op_min)
+WARPRED__PLAIN_FIRST(double, warpred_op_max_num)
+WARPRED__PLAIN_FIRST(double, warpred_op_min_num)
+#undef WARPRED__PLAIN_FIRST
+
+/* Whether pred holds in any lane of this lane's segment (every lane of the segment calls). */
+template <int Width> __device__ __forceinline__ bool warpred__any_in_segment(unsigned mask, bool pred)
+{
+    if (Width == 32) return __any_sync(mask, pred) != 0;
+    return (__ballot_sync(mask, pred) & mask) != 0;
+}
+
+template <int Width, int Kind, typename Tree, typename T>
+__device__ __forceinline__ T warpred__plain_tree(unsigned mask, T v)
+{
+#pragma unroll
+    for (int i = 1; i < Width; i <<= 1) {
+        const int offset = Kind == WARPRED__SHFL_XOR ? Width / 2 / i : i; /* xor: falling offsets, down: rising */
+        v = Tree::plain_step(v, warpred__shfl<Kind>(mask, v, offset, Width));
+    }
+    return v;
+}
+
 /* Shuffle-down tree over whole segments, result in each segment's first lane. Rising offsets:
    lane i accumulates lanes [i, i + 2*offset), which never leaves the segment for the segment's
    first lane; lanes whose window leaves it hold garbage nobody reads. */
@@ -286,6 +347,9 @@ __device__ __forceinline__ T warpred__down_tree(T v, Op op)
 {
     const unsigned mask = warpred__segment_mask<Width>();
     if constexpr (Width == 32 && warpred__redux<T, Op>::ok) return warpred__redux<T, Op>::run(mask, v);
+    if constexpr (warpred__plain_first<T, Op>::value)
+        if (!warpred__any_in_segment<Width>(mask, warpred__tree<T, Op>::maybe_nan_or_zero(v)))
+            return warpred__plain_tree<Width, WARPRED__SHFL_DOWN, warpred__tree<T, Op> >(mask, v);
     T r = v;
 #pragma unroll
     for (int offset = 1; offset < Width; offset <<= 1)
@@ -299,6 +363,9 @@ __device__ __forceinline__ T warpred__butterfly(T v, Op op)
 {
     const unsigned mask = warpred__segment_mask<Width>();
     if constexpr (Width == 32 && warpred__redux<T, Op>::ok) return warpred__redux<T, Op>::run(mask, v);
+    if constexpr (warpred__plain_first<T, Op>::value)
+        if (!warpred__any_in_segment<Width>(mask, warpred__tree<T, Op>::maybe_nan_or_zero(v)))
+            return warpred__plain_tree<Width, WARPRED__SHFL_XOR, warpred__tree<T, Op> >(mask, v);
     T r = v;
 #pragma unroll
     for (int offset = Width / 2; offset > 0; offset >>= 1)
