@@ -26,6 +26,9 @@
                 cub::WarpReduce<T>::Reduce(v, a < b ? b : a). Rate: one reduction per warp per call.
         block   warpred_block_reduce (run time and <BS>) with warpred_op_max / _max_num vs
                 cub::BlockReduce with `a < b ? b : a`, both algorithms, 256 and 1024 threads.
+        p:hw / p:cmp  bench-local prototypes of the warp allreduce: one vote first, then a tree
+                of hardware max (p:hw) or of compares (p:cmp); kept to compare f64 max.f64 with
+                compare-and-select (warpred takes p:hw's tree for float, p:cmp's for double).
       Inputs are positive, never NaN or zero (the common case; warpred's vote finds nothing).
       Targets: max >= 0.9x of the `a < b ? b : a` peer, max_num >= 1.0x.
 
