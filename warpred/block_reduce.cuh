@@ -349,9 +349,9 @@ __device__ __forceinline__ T warpred__rake_fold(T v, Op op, int nthreads, int co
 /* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block
    call, either the first warp alone (present <= 32: no barrier) or the whole block (present =
    the block size); the values of threads 0..counted-1 count, 1 <= counted <= present. Result
-   in thread 0 (Broadcast: in every calling thread). With the size known only at run time, the
-   common whole-block sizes go to code specialized for them (a uniform branch): the general
-   code's bookkeeping costs a tight loop up to 40% of its throughput. */
+   in thread 0 (Broadcast: in every calling thread). 4- and 8-byte scalars with more than 32
+   counted values take the raking fold. Other types: with the size known only at run time, the
+   common whole-block sizes go to code specialized for them (a uniform branch). */
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_reduce_prefix(T v, Op op, int present, int counted)
 {
