@@ -55,18 +55,11 @@ __device__ float fmaximum_v020(float *p, float v)
 }
 
 /* Other first reads for warpred's path (its Read parameter), measured as experiments.
-   relaxed.gpu: coherent like volatile, at the scope of the atomics rather than the system's.
+   volatile: what warpred 0.2.0 and the first version of the combined path read with (system
+   scope); warpred's default is a relaxed load at GPU scope.
    L1-cached: a weak load that may hit a stale copy in the SM's L1. Stored results stay exact
    (memory only moves up the order, so an argument that does not beat an old value does not
    beat memory either), but an early exit may then return a value older than the call. */
-struct bench_read_relaxed_gpu {
-    static __device__ __forceinline__ int load(const int *p)
-    {
-        int r;
-        asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(r) : "l"(__cvta_generic_to_global(p)) : "memory");
-        return r;
-    }
-};
 struct bench_read_l1 {
     static __device__ __forceinline__ int load(const int *p)
     {
@@ -76,10 +69,10 @@ struct bench_read_l1 {
     }
 };
 
-enum { MAX_CAS_ALWAYS, MAX_V020, MAX_WARPRED, MAX_RELAXED_READ, MAX_L1_READ, MAX_CAS_ONLY, MAX_VARIANTS };
+enum { MAX_CAS_ALWAYS, MAX_V020, MAX_WARPRED, MAX_VOLATILE_READ, MAX_L1_READ, MAX_CAS_ONLY, MAX_VARIANTS };
 static const char *const max_variant_name[MAX_VARIANTS] = {
     "CAS loop, always writes", "warpred 0.2.0 path", "warpred",
-    "warpred, ld.relaxed.gpu read (experimental)", "warpred, L1-cached read (experimental)", "warpred CAS path only"};
+    "warpred, volatile read (combined path)", "warpred, L1-cached read (experimental)", "warpred CAS path only"};
 
 enum { MAX_BINS = 256 }; /* the scattered case: addresses hashed over this many words */
 
@@ -88,7 +81,7 @@ template <int Variant> __device__ __forceinline__ void max_update(float *p, floa
     if (Variant == MAX_CAS_ALWAYS) cas_max_always_writes(p, v);
     else if (Variant == MAX_V020) fmaximum_v020(p, v);
     else if (Variant == MAX_WARPRED) warpred_atomic_fmaximum(p, v);
-    else if (Variant == MAX_RELAXED_READ) warpred__atomic_minmax<float, true, false, bench_read_relaxed_gpu>(p, v);
+    else if (Variant == MAX_VOLATILE_READ) warpred__atomic_minmax<float, true, false, warpred__read_volatile>(p, v);
     else if (Variant == MAX_L1_READ) warpred__atomic_minmax<float, true, false, bench_read_l1>(p, v);
     else warpred__atomic_minmax_cas<float, true, false>(p, v);
 }
@@ -134,7 +127,7 @@ static void run_max(void *p)
     case MAX_CAS_ALWAYS: launch_max<MAX_CAS_ALWAYS>(words, c->ascending, c->scattered); break;
     case MAX_V020: launch_max<MAX_V020>(words, c->ascending, c->scattered); break;
     case MAX_WARPRED: launch_max<MAX_WARPRED>(words, c->ascending, c->scattered); break;
-    case MAX_RELAXED_READ: launch_max<MAX_RELAXED_READ>(words, c->ascending, c->scattered); break;
+    case MAX_VOLATILE_READ: launch_max<MAX_VOLATILE_READ>(words, c->ascending, c->scattered); break;
     case MAX_L1_READ: launch_max<MAX_L1_READ>(words, c->ascending, c->scattered); break;
     default: launch_max<MAX_CAS_ONLY>(words, c->ascending, c->scattered);
     }
@@ -170,7 +163,7 @@ static void measure_max(max_words *w, const int *variants, int count, int ascend
 
 static void max_table(FILE *csv)
 {
-    static const int all[MAX_VARIANTS] = {MAX_CAS_ALWAYS, MAX_V020, MAX_WARPRED, MAX_RELAXED_READ, MAX_L1_READ, MAX_CAS_ONLY};
+    static const int all[MAX_VARIANTS] = {MAX_CAS_ALWAYS, MAX_V020, MAX_WARPRED, MAX_VOLATILE_READ, MAX_L1_READ, MAX_CAS_ONLY};
     static const int pair[2] = {MAX_V020, MAX_WARPRED};
     static const char *const cases[3] = {"float max, random values", "float max, ascending values",
                                          "float max, random values, 256 addresses"};

@@ -14,10 +14,14 @@
 
    Each takes an optional first template argument, the block size when it is known at compile
    time: warpred_block_reduce<256>(v, op). It must equal blockDim.x * blockDim.y * blockDim.z
-   (checked with assert). With it the compiler drops the code for other sizes. Without it (the
-   default, 0) the size is read from blockDim at run time, and warp 0 branches (uniformly) to
-   code for the number of warps; results are the same either way. Pass the size when you know
-   it: the code is smaller (see COST).
+   (checked with assert). With it the compiler drops the code for other sizes and unrolls the
+   final fold, which makes a tight loop of block reductions about as fast as CUB's
+   BlockReduce (which always takes the size at compile time). Without it (the default, 0)
+   the size is read from blockDim at run time; warpred_block_reduce and _allreduce then
+   branch to code specialized for 64, 128, 256, 512 and 1024 threads. In a tight loop on an
+   H100 that recovers part of the difference (256 threads: int sum 3.3 against 5.0 G/s with
+   the template argument, float sum 2.1 against 3.3), at the price of more code in the
+   kernel; pass the size when you know it (see `make bench`).
 
    USAGE
        #include <warpred/block_reduce.cuh>
@@ -50,40 +54,21 @@
    CUDA does; the last warp may be partial and is reduced with warpred_warp_reduce_partial.
 
    ORDER OF FLOAT SUMS  fixed by the block shape: the same inputs in the same threads give a
-   bitwise-identical result on every run. The order, for blocks of more than 32 threads: each
-   warp's values are combined as the warp's shuffle-down tree combines them (pairs of
-   neighbours, then pairs of pairs, ...; a partial last warp as warpred_warp_reduce_partial
-   does), then the warp partials left to right ((w0 + w1) + w2) + ... for up to 16 warps, or by
-   the same pairwise tree for 17 to 32 (tests/test_block_reduce.cu checks this to the bit).
-   Blocks of up to 32 threads reduce as warpred_warp_reduce / _allreduce do.
+   bitwise-identical result on every run.
 
    PRECONDITIONS
      - Every thread of the block calls, from code that all of them reach (it contains
        __syncthreads()). Blocks of up to 32 threads only shuffle, but keep the rule anyway.
      - All threads pass the same op.
 
-   SHARED MEMORY AND BACK-TO-BACK CALLS  static __shared__ arrays, per value type; you declare
-   nothing. 4- and 8-byte scalars (int, unsigned, long long, unsigned long long, float, double):
-   every thread's value goes to shared memory, so the array holds one element per thread of the
-   largest block the call serves plus 34: 1058 * sizeof(T) without a block size (4232 bytes for
-   float, 8464 for double), (32 * P + 34) * sizeof(T) with warpred_block_reduce<N> (P the power
-   of two >= the number of warps: 1160 bytes for float at 256 threads). Other types (__half,
-   __nv_bfloat16, compound values): 33 elements (33 * sizeof(T): 66 bytes for __half, 792 for
-   warpred_welford<double>). The functions place their own barriers so that calls may follow
-   each other directly or sit in a loop with no __syncthreads() of yours in between: the values
-   of the next call are written only after every thread has passed a barrier that comes after
-   the last read of the previous call's. Cost: two __syncthreads() per call (float/double
-   min/max: the first is a __syncthreads_or; two more when a NaN or a zero is among the inputs);
-   none for blocks of up to 32 threads, which only shuffle.
-
-   COST  4- and 8-byte scalars: every thread stores its value; after a barrier warp 0 rebuilds
-   each warp's shuffle tree from shared memory (lane L combines S consecutive values, S the power
-   of two >= the number of warps, then shuffles finish the trees and fold the warp partials):
-   about 2 + log2(32 / S) + (number of warps) shuffles per call in warp 0 alone, where a shuffle
-   tree in every warp costs five per warp. Against cub::BlockReduce (warp-reductions and
-   raking-commutative) in a throughput and a dependent-chain loop at 64..1024 threads: to be
-   measured (`make bench`, bench_block). Other types: a shuffle tree in every warp, then the warp
-   partials folded by thread 0 (up to 16) or warp 0.
+   SHARED MEMORY AND BACK-TO-BACK CALLS  Each value type owns a static __shared__ array of
+   33 elements (33 * sizeof(T): 264 bytes for 8-byte scalars, more for compound values, e.g. 792
+   for warpred_welford<double>); you declare nothing. The functions place their own
+   barriers so that calls may follow each other directly or sit in a loop with no
+   __syncthreads() of yours in between: the partials of the next call are written only after
+   every thread has passed a barrier that comes after the last read of the previous call's
+   partials. Cost: two __syncthreads() per call; none for blocks of up to 32 threads, which
+   only shuffle.
 
    CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
@@ -183,181 +168,16 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
     return v;
 }
 
-/* ---- the raking fold: 4- and 8-byte scalars ----
-   The same combinations as warpred__block_fold (so the same bits for every op), with far fewer
-   shuffles: every thread of a whole warp of counted values stores its value; after one barrier
-   warp 0 rebuilds those warps' shuffle trees from shared memory (lane L takes S consecutive
-   leaves, S the power of two >= the number of warps W, and builds their pairwise tree; the G =
-   32/S lanes of each warp finish it with shuffles, as the warp's own down tree would, same
-   operands in the same order) and folds the warp partials as warpred__block_fold does (in order
-   for W <= 16, by the down tree above 16). The warp holding the last counted values, when some
-   are missing, reduces itself (warpred__warp_reduce_prefix) and leaves its partial in a slot.
-   Float/double min/max: the steps are the hardware's, and the first barrier (__syncthreads_or)
-   also tells whether any counted input is a NaN or a zero; only then do two more settle the
-   result, as the warp trees' finish does. Warp 0 issues 2 + log2(G) + W shuffles per call
-   instead of 5 per warp. */
-
-template <typename T> struct warpred__rakes { enum { value = warpred__is_scalar<T>::value && (sizeof(T) == 4 || sizeof(T) == 8) }; };
-
-__host__ __device__ constexpr int warpred__log2_ceil(int n) { return n <= 1 ? 0 : 1 + warpred__log2_ceil((n + 1) >> 1); }
-
-/* The leaves warp 0 reads: 32 lanes of S each (S the power of two >= the number of warps); with
-   the size known only at run time, those of 1024 threads. */
-__host__ __device__ constexpr int warpred__rake_leaves(int block_threads)
-{
-    return block_threads ? 32 << warpred__log2_ceil((block_threads + 31) / 32) : 1024;
-}
-
-/* Leaves values (one padding element after each lane's S leaves: at most 32 of them, which keeps
-   warp 0's loads free of bank conflicts), then two slots: the partial of the warp with missing
-   values, and the broadcast result. */
-template <typename T, int Leaves>
-__device__ __forceinline__ T *warpred__rake_buffer(void)
-{
-    __shared__ alignas(T) unsigned char raw[(Leaves + 34) * sizeof(T)];
-    return reinterpret_cast<T *>(raw);
-}
-
-/* The low 32 bits of x's representation ANDed with zero, a 0 the compiler cannot see through:
-   added to an index or a lane, it makes what follows wait for x, which keeps the compiler from
-   loading everything at once (registers: occupancy). */
-template <typename T> __device__ __forceinline__ int warpred__after(T x, int zero)
-{
-    union { T t; int w; } u;
-    u.t = x;
-    return u.w & zero;
-}
-
-/* The pairwise tree of x[0..S-1]: (x0 op x1) op (x2 op x3) ..., as a down tree builds it. With
-   Serial (S = 16: 288 to 512 threads), halves of 64 bytes or more are read one after the other
-   (zero: see warpred__after): the run-time-size code then stays within 32 registers. */
-template <int S, bool Serial, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_chunk(const T *x, Op op, int zero)
-{
-    if constexpr (S == 1) return (void)zero, x[0];
-    else {
-        constexpr bool serial = Serial && S * sizeof(T) >= 64; /* halves of 64 bytes and more, one after the other */
-        const T a = warpred__rake_chunk<S / 2, serial>(x, op, zero);
-        const int later = serial ? warpred__after(a, zero) : 0;
-        return warpred__tree<T, Op>::step(op, a, warpred__rake_chunk<S / 2, serial>(x + S / 2 + later, op, zero));
-    }
-}
-
-/* Warp 0's part, for nwarps warps with S leaves per lane (S the power of two >= nwarps; nwarps
-   > S / 2). Result in lane 0. */
-template <int S, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_warp0(const T *buf, Op op, int nwarps, bool last_partial, int partial_slot)
-{
-    typedef warpred__tree<T, Op> Tree;
-    constexpr int G = 32 / S;
-    const int lane = (int)warpred__lane_id();
-    const int zero = (int)(threadIdx.z >> 10); /* threadIdx.z < 64 */
-    T r = warpred__rake_chunk<S, S == 16>(buf + lane * (S + 1), op, zero);
-#pragma unroll
-    for (int offset = 1; offset < G; offset <<= 1) r = Tree::step(op, r, warpred__shfl<WARPRED__SHFL_DOWN>(0xffffffffu, r, offset, 32));
-    if (last_partial && lane == (nwarps - 1) * G) r = buf[partial_slot];
-    if constexpr (S <= 16) {
-        /* warp w's partial is in lane w * G: all shuffles in flight, then the fold in order
-           (the last S / 2 - 1 steps only for the warps there are) */
-        T part[S], acc = r;
-#pragma unroll
-        for (int w = 1; w < S && w < 8; w++) part[w] = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, w * G, 32);
-#pragma unroll
-        for (int w = 1; w < S && w < 8; w++)
-            if (w <= S / 2 || w < nwarps) acc = Tree::step(op, acc, part[w]);
-        if constexpr (S == 16) { /* the second eight after the first are folded (registers) */
-            const int later = warpred__after(acc, zero);
-#pragma unroll
-            for (int w = 8; w < 16; w++) part[w] = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, w * G + later, 32);
-#pragma unroll
-            for (int w = 8; w < 16; w++)
-                if (w < nwarps) acc = Tree::step(op, acc, part[w]);
-        }
-        return acc;
-    } else {
-        if (nwarps == 32) {
-            if constexpr (warpred__redux<T, Op>::ok) {
-                return warpred__redux<T, Op>::run(0xffffffffu, r);
-            } else {
-#pragma unroll
-                for (int offset = 1; offset < 32; offset <<= 1)
-                    r = Tree::step(op, r, warpred__shfl<WARPRED__SHFL_DOWN>(0xffffffffu, r, offset, 32));
-                return r;
-            }
-        }
-#pragma unroll
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            const T other = warpred__shfl<WARPRED__SHFL_DOWN>(0xffffffffu, r, offset, 32);
-            if (lane + offset < nwarps) r = Tree::step(op, r, other);
-        }
-        return r;
-    }
-}
-
-template <typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_dispatch(const T *buf, Op op, int nwarps, int shift, bool last_partial, int partial_slot)
-{
-    /* uniform; a constant when the block size is known at compile time. 256 threads first. */
-    if (shift == 3) return warpred__rake_warp0<8>(buf, op, nwarps, last_partial, partial_slot);
-    if (shift == 5) return warpred__rake_warp0<32>(buf, op, nwarps, last_partial, partial_slot);
-    if (shift == 2) return warpred__rake_warp0<4>(buf, op, nwarps, last_partial, partial_slot);
-    if (shift == 4) return warpred__rake_warp0<16>(buf, op, nwarps, last_partial, partial_slot);
-    return warpred__rake_warp0<2>(buf, op, nwarps, last_partial, partial_slot);
-}
-
-/* The values of threads 0..counted-1 of a block of nthreads threads reduced, 33 <= counted <=
-   nthreads <= Leaves, every thread calling. Barriers as in warpred__block_fold: every read of
-   the leaves and the partial slot precedes the last barrier, after which the next call may
-   write them; the result slot is written by the next call only after its first barrier. */
-template <bool Broadcast, int Leaves, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_fold(T v, Op op, int nthreads, int counted)
-{
-    typedef warpred__tree<T, Op> Tree;
-    T *buf = warpred__rake_buffer<T, Leaves>();
-    const int partial_slot = Leaves + 32, result_slot = Leaves + 33;
-    const int tid = warpred__block_thread_rank();
-    const int nwarps = (counted + 31) >> 5;
-    const int shift = 32 - __clz(nwarps - 1); /* log2 of S, the leaves per lane of warp 0 */
-    const int warp_first = tid & ~31;
-    /* (the first test is a constant when the block size is known at compile time) */
-    if ((counted == nthreads && nthreads % 32 == 0) || warp_first + 32 <= counted) buf[tid + (tid >> shift)] = v;
-    else if (warp_first < counted) {
-        const int present = nthreads - warp_first;
-        const T p = warpred__warp_reduce_prefix<false>(v, op, present < 32 ? present : 32, counted - warp_first);
-        if ((tid & 31) == 0) buf[partial_slot] = p;
-    }
-    bool any_nan = false, any_zero = false;
-    if constexpr (Tree::fast_minmax) {
-        const bool mine = tid < counted;
-        if (__syncthreads_or(mine && Tree::nan_or_zero(v))) { /* block-uniform: every thread takes both */
-            any_nan = __syncthreads_or(mine && warpred__isnan(v)) != 0;
-            any_zero = __syncthreads_or(mine && Tree::is_preferred_zero(v)) != 0;
-        }
-    } else {
-        __syncthreads();
-    }
-    T r = v;
-    if (tid < 32) {
-        r = warpred__rake_dispatch(buf, op, nwarps, shift, (counted & 31) != 0, partial_slot);
-        if constexpr (Tree::fast_minmax) r = Tree::settle(r, true, any_nan, any_zero);
-        if (Broadcast && tid == 0) buf[result_slot] = r;
-    }
-    __syncthreads();
-    return Broadcast ? buf[result_slot] : r;
-}
-
 /* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block
    call, either the first warp alone (present <= 32: no barrier) or the whole block (present =
    the block size); the values of threads 0..counted-1 count, 1 <= counted <= present. Result
-   in thread 0 (Broadcast: in every calling thread). 4- and 8-byte scalars with more than 32
-   counted values take the raking fold. Other types: with the size known only at run time, the
-   common whole-block sizes go to code specialized for them (a uniform branch). */
+   in thread 0 (Broadcast: in every calling thread). With the size known only at run time, the
+   common whole-block sizes go to code specialized for them (a uniform branch): the general
+   code's bookkeeping costs a tight loop up to 40% of its throughput. */
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_reduce_prefix(T v, Op op, int present, int counted)
 {
     if (present <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted);
-    if constexpr (warpred__rakes<T>::value)
-        if (counted > 32) return warpred__rake_fold<Broadcast, warpred__rake_leaves(BlockThreads)>(v, op, present, counted);
     T *slots = warpred__block_slots<T>();
     if constexpr (BlockThreads == 0) {
         if (counted == present) {

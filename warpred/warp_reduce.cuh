@@ -66,7 +66,8 @@
    the same. On an H100 both match cub::WarpReduce and cg::reduce for float, int and double
    sums (`make bench`). IEEE min/max: one compare and one vote per reduction on top of the
    tree; against cg::reduce with cg::greater and a `a < b ? b : a` shuffle tree in a
-   dependent chain (bench_block): to be measured.
+   dependent chain (bench_block, H100, 2026-11-21): float max and max_num 1.12x of both
+   (1.05x in a throughput loop), double max and max_num 0.97x (0.95x).
 
    CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
