@@ -60,6 +60,9 @@ __device__ float fmaximum_v020(float *p, float v)
    L1-cached: a weak load that may hit a stale copy in the SM's L1. Stored results stay exact
    (memory only moves up the order, so an argument that does not beat an old value does not
    beat memory either), but an early exit may then return a value older than the call. */
+struct bench_read_volatile {
+    template <typename S> static __device__ __forceinline__ S load(const S *p) { return *(const volatile S *)p; }
+};
 struct bench_read_l1 {
     static __device__ __forceinline__ int load(const int *p)
     {
@@ -81,7 +84,7 @@ template <int Variant> __device__ __forceinline__ void max_update(float *p, floa
     if (Variant == MAX_CAS_ALWAYS) cas_max_always_writes(p, v);
     else if (Variant == MAX_V020) fmaximum_v020(p, v);
     else if (Variant == MAX_WARPRED) warpred_atomic_fmaximum(p, v);
-    else if (Variant == MAX_VOLATILE_READ) warpred__atomic_minmax<float, true, false, warpred__read_volatile>(p, v);
+    else if (Variant == MAX_VOLATILE_READ) warpred__atomic_minmax<float, true, false, bench_read_volatile>(p, v);
     else if (Variant == MAX_L1_READ) warpred__atomic_minmax<float, true, false, bench_read_l1>(p, v);
     else warpred__atomic_minmax_cas<float, true, false>(p, v);
 }

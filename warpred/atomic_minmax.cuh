@@ -133,9 +133,6 @@ struct warpred__read_relaxed {
         }
     }
 };
-struct warpred__read_volatile {
-    template <typename S> static __device__ __forceinline__ S load(const S *p) { return *(const volatile S *)p; }
-};
 
 /* atomicCAS on the bit patterns, 16, 32 or 64 bits wide. */
 __device__ __forceinline__ short warpred__cas_bits(short *p, short compare, short value)
