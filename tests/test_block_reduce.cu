@@ -1,6 +1,7 @@
 /* Block-level reductions: every block size 1..1024, 2D and 3D shapes, every operation x type,
    back-to-back calls without caller barriers, against the host reference in wt_types.h. */
 #include <warpred/block_reduce.cuh>
+#include <warpred/op_tuple.cuh>
 #include "wt_types.h"
 
 /* Each block reduces its own slice; thread 0 writes the reduce result, every thread the
@@ -233,11 +234,12 @@ static void test_ops_double(void **state) { WT_NEED_GPU(state); run_float_ops<do
 static void test_ops_half(void **state) { WT_NEED_GPU(state); run_float_ops<__half>(); }
 static void test_ops_bfloat16(void **state) { WT_NEED_GPU(state); run_float_ops<__nv_bfloat16>(); }
 
-/* Float sums follow the documented order (block_reduce.cuh, ORDER OF FLOAT SUMS) to the bit:
-   each warp's values as its shuffle-down tree combines them (a partial warp as
-   warpred_warp_reduce_partial does), then the partials left to right (up to 16 warps) or by the
-   same tree (17 to 32). The host model below does exactly that in T arithmetic. Blocks of more
-   than 32 threads (32 and fewer are a warp reduction; its allreduce is a butterfly). */
+/* Float sums follow the documented order (block_reduce.cuh, ORDER OF FLOAT SUMS) to the bit.
+   Blocks of more than 32 threads (32 and fewer are a warp reduction; its allreduce is a
+   butterfly). Scalars: lane L sums the values of threads L, L + 32, L + 64, ... left to right,
+   then the lane sums go through the shuffle-down tree (lanes with no value left out). The host
+   models below do exactly that in T arithmetic; the compound order (each warp's tree, then the
+   partials in order up to 16 warps, by the tree above) is modelled for the tuple test below. */
 template <typename T>
 static T wt_down_tree_model(const T *x, int c) /* what lane 0 of a down tree over x[0..c-1] gets */
 {
@@ -250,6 +252,18 @@ static T wt_down_tree_model(const T *x, int c) /* what lane 0 of a down tree ove
 
 template <typename T>
 static T wt_block_sum_model(const T *x, int n)
+{
+    const int lanes = n < 32 ? n : 32;
+    T column[32];
+    for (int l = 0; l < lanes; l++) {
+        column[l] = x[l];
+        for (int t = l + 32; t < n; t += 32) column[l] = column[l] + x[t];
+    }
+    return wt_down_tree_model(column, lanes);
+}
+
+template <typename T>
+static T wt_block_sum_model_compound(const T *x, int n)
 {
     const int nwarps = (n + 31) / 32;
     T part[32] = {};
@@ -330,6 +344,67 @@ static void run_sum_orders(void)
 
 static void test_sum_order_float(void **state) { WT_NEED_GPU(state); run_sum_orders<float>(); }
 static void test_sum_order_double(void **state) { WT_NEED_GPU(state); run_sum_orders<double>(); }
+
+/* Compound values keep the warp-partials order: a (float, double) tuple summed member by member,
+   each member against wt_block_sum_model_compound, reduce and allreduce, run-time size. */
+typedef warpred_tuple2<float, double> wt_pair;
+typedef warpred_op_tuple2<warpred_op_sum, warpred_op_sum> wt_pair_sum;
+
+__global__ void k_pair_order(const float *in, float *red, double *all)
+{
+    const int nthreads = blockDim.x * blockDim.y * blockDim.z;
+    const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const int i = blockIdx.x * nthreads + tid;
+    const wt_pair mine = warpred_make_tuple(in[i], (double)in[i] * 3.0);
+    const wt_pair r = warpred_block_reduce(mine, wt_pair_sum());
+    const wt_pair a = warpred_block_allreduce(mine, wt_pair_sum());
+    if (tid == 0) red[blockIdx.x] = r.v0, all[(size_t)gridDim.x * nthreads + blockIdx.x] = r.v1;
+    all[i] = a.v1;
+}
+
+static void run_pair_order(dim3 shape)
+{
+    const int nthreads = shape.x * shape.y * shape.z, blocks = 3;
+    const size_t count = (size_t)blocks * nthreads;
+    float *in = (float *)wt_host_alloc(count * sizeof(float)), *red = (float *)wt_host_alloc(blocks * sizeof(float));
+    double *all = (double *)wt_host_alloc((count + blocks) * sizeof(double)), *tripled = (double *)wt_host_alloc(count * sizeof(double));
+    for (size_t i = 0; i < count; i++) in[i] = wt_order_sensitive<float>(), tripled[i] = (double)in[i] * 3.0;
+    float *d_in = (float *)wt_dev_alloc(count * sizeof(float)), *d_red = (float *)wt_dev_alloc(blocks * sizeof(float));
+    double *d_all = (double *)wt_dev_alloc((count + blocks) * sizeof(double));
+    wt_to_dev(d_in, in, count * sizeof(float));
+    k_pair_order<<<blocks, shape>>>(d_in, d_red, d_all);
+    WT_LAUNCHED();
+    wt_to_host(red, d_red, blocks * sizeof(float));
+    wt_to_host(all, d_all, (count + blocks) * sizeof(double));
+    for (int b = 0; b < blocks; b++) {
+        const float want0 = wt_block_sum_model_compound(in + (size_t)b * nthreads, nthreads);
+        const double want1 = wt_block_sum_model_compound(tripled + (size_t)b * nthreads, nthreads);
+        if (wt_type<float>::bits(red[b]) != wt_type<float>::bits(want0))
+            fail_msg("pair sum, block (%u,%u,%u) #%d: member 0 got %.9g, the documented order gives %.9g", shape.x, shape.y, shape.z, b,
+                     (double)red[b], (double)want0);
+        if (wt_type<double>::bits(all[count + b]) != wt_type<double>::bits(want1))
+            fail_msg("pair sum, block (%u,%u,%u) #%d: member 1 got %.17g, the documented order gives %.17g", shape.x, shape.y, shape.z, b,
+                     all[count + b], want1);
+        for (int t = 0; t < nthreads; t++)
+            if (wt_type<double>::bits(all[(size_t)b * nthreads + t]) != wt_type<double>::bits(want1))
+                fail_msg("pair allreduce, block (%u,%u,%u) #%d thread %d: got %.17g, the documented order gives %.17g", shape.x, shape.y,
+                         shape.z, b, t, all[(size_t)b * nthreads + t], want1);
+    }
+    wt_dev_free(d_in);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_host_free(in);
+    wt_host_free(red);
+    wt_host_free(all);
+    wt_host_free(tripled);
+}
+
+static void test_sum_order_compound(void **state)
+{
+    WT_NEED_GPU(state);
+    const dim3 shapes[] = {dim3(33), dim3(64), dim3(100), dim3(256), dim3(512), dim3(544), dim3(1000), dim3(1024), dim3(7, 5, 3), dim3(33, 31)};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) run_pair_order(shapes[s]);
+}
 
 /* Ten reductions in a row on different inputs, in one kernel with no caller barriers: the
    reuse-of-shared-memory bug class. Unrolled straight-line calls (mixing reduce, allreduce
@@ -478,6 +553,7 @@ int main(void)
         WT_TEST(test_every_size_float),
         WT_TEST(test_sum_order_float),
         WT_TEST(test_sum_order_double),
+        WT_TEST(test_sum_order_compound),
         WT_TEST(test_ops_int),
         WT_TEST(test_ops_unsigned),
         WT_TEST(test_ops_long_long),

@@ -14,14 +14,10 @@
 
    Each takes an optional first template argument, the block size when it is known at compile
    time: warpred_block_reduce<256>(v, op). It must equal blockDim.x * blockDim.y * blockDim.z
-   (checked with assert). With it the compiler drops the code for other sizes and unrolls the
-   final fold, which makes a tight loop of block reductions about as fast as CUB's
-   BlockReduce (which always takes the size at compile time). Without it (the default, 0)
-   the size is read from blockDim at run time; warpred_block_reduce and _allreduce then
-   branch to code specialized for 64, 128, 256, 512 and 1024 threads. In a tight loop on an
-   H100 that recovers part of the difference (256 threads: int sum 3.3 against 5.0 G/s with
-   the template argument, float sum 2.1 against 3.3), at the price of more code in the
-   kernel; pass the size when you know it (see `make bench`).
+   (checked with assert). Without it (the default, 0) the size is read from blockDim at run
+   time; the code then branches (uniformly) to code for 64, 128, 256, 512 and 1024 threads.
+   Both give the same bits. With it the kernel's code is smaller and its shared memory fits
+   the size (see SHARED MEMORY).
 
    USAGE
        #include <warpred/block_reduce.cuh>
@@ -54,23 +50,48 @@
    CUDA does; the last warp may be partial and is reduced with warpred_warp_reduce_partial.
 
    ORDER OF FLOAT SUMS  fixed by the block shape: the same inputs in the same threads give a
-   bitwise-identical result on every run.
+   bitwise-identical result on every run, with or without the compile-time size. Blocks of up
+   to 32 threads reduce as warpred_warp_reduce / _allreduce do. Larger blocks, scalars: lane L
+   of the first warp combines the values of threads L, L + 32, L + 64, ... left to right,
+   ((x[L] + x[L+32]) + x[L+64]) + ..., then the 32 lane results go through the shuffle-down
+   tree of warpred_warp_reduce (lanes holding no value drop out, as in _partial). Compound
+   values: each warp's shuffle-down tree, then the warp results left to right (up to 16
+   warps) or by the same tree (17 to 32). tests/test_block_reduce.cu checks both to the bit.
 
    PRECONDITIONS
      - Every thread of the block calls, from code that all of them reach (it contains
        __syncthreads()). Blocks of up to 32 threads only shuffle, but keep the rule anyway.
      - All threads pass the same op.
 
-   SHARED MEMORY AND BACK-TO-BACK CALLS  Each value type owns a static __shared__ array of
-   33 elements (33 * sizeof(T): 264 bytes for 8-byte scalars, more for compound values, e.g. 792
-   for warpred_welford<double>); you declare nothing. The functions place their own
-   barriers so that calls may follow each other directly or sit in a loop with no
-   __syncthreads() of yours in between: the partials of the next call are written only after
-   every thread has passed a barrier that comes after the last read of the previous call's
-   partials. Cost: two __syncthreads() per call; none for blocks of up to 32 threads, which
-   only shuffle.
+   SHARED MEMORY AND BACK-TO-BACK CALLS  static __shared__ arrays, one per value type (and
+   compile-time size); you declare nothing. Scalars: one cell per thread beyond the first warp,
+   plus one: (N - 31) * sizeof(T), N the compile-time size or else WARPRED_BLOCK_MAX_THREADS
+   (1024): 3972 bytes for float and 7944 for double without a size, 900 for float with <256>.
+   Compound values: 33 * sizeof(T) (792 bytes for warpred_welford<double>). Calls may follow
+   each other directly or sit in a loop with no __syncthreads() of yours in between: a call's
+   stores into the cells come after every thread has passed a barrier that follows the
+   previous call's last read of them.
 
-   CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
+   COST  Scalars (blocks of more than 32 threads): every thread beyond the first warp stores
+   its value and passes two barriers: __syncthreads() (a __syncthreads_or for float/double
+   min/max, which also asks whether any value is a NaN or a zero), then named barrier
+   WARPRED_BLOCK_BARRIER, on which it waits until warp 0 has read the cells. Warp 0 does not
+   wait there: it folds its columns (N / 32 - 1 loads and operations per lane, in flight
+   together), only arrives, and runs one shuffle tree (one redux.sync for int sums on sm_80+).
+   _allreduce: warp 0 arrives after writing the result, which everyone then reads. Against
+   cub::BlockReduce in a tight loop on an H100: `make bench` (bench_block). Compound values:
+   a shuffle tree in every warp, a barrier, the warp results folded by thread 0 (up to 16) or
+   by warp 0, a second barrier. Blocks of up to 32 threads only shuffle.
+
+   CONFIGURATION  (define before including; the same in every file of a program)
+     WARPRED_BLOCK_BARRIER      the named barrier (1..15, default 15) that the scalar fold uses
+                                besides barrier 0 (__syncthreads). Pick another if your own
+                                code uses barrier 15 with bar.arrive, or with fewer threads than
+                                the whole block, around the calls.
+     WARPRED_BLOCK_MAX_THREADS  the largest block (33..1024, default 1024) that calls without a
+                                compile-time size: the scalar cells hold that many threads
+                                (checked with assert). Lower it to save shared memory.
+   and those of ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
    This header needs warp_reduce.cuh and ops.cuh beside it; copy all three.
 */
@@ -78,6 +99,19 @@
 #define WARPRED_BLOCK_REDUCE_CUH
 
 #include "warp_reduce.cuh"
+
+#ifndef WARPRED_BLOCK_BARRIER
+#  define WARPRED_BLOCK_BARRIER 15
+#endif
+#if WARPRED_BLOCK_BARRIER < 1 || WARPRED_BLOCK_BARRIER > 15
+#  error "warpred: WARPRED_BLOCK_BARRIER must be 1..15 (barrier 0 is __syncthreads)"
+#endif
+#ifndef WARPRED_BLOCK_MAX_THREADS
+#  define WARPRED_BLOCK_MAX_THREADS 1024
+#endif
+#if WARPRED_BLOCK_MAX_THREADS < 33 || WARPRED_BLOCK_MAX_THREADS > 1024
+#  error "warpred: WARPRED_BLOCK_MAX_THREADS must be 33..1024"
+#endif
 
 /* ---- the block's shape (also used by the grid layer: part of this layer's entry points) ---- */
 
@@ -168,30 +202,135 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
     return v;
 }
 
-/* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block
-   call, either the first warp alone (present <= 32: no barrier) or the whole block (present =
-   the block size); the values of threads 0..counted-1 count, 1 <= counted <= present. Result
-   in thread 0 (Broadcast: in every calling thread). With the size known only at run time, the
-   common whole-block sizes go to code specialized for them (a uniform branch): the general
-   code's bookkeeping costs a tight loop up to 40% of its throughput. */
-template <bool Broadcast, int BlockThreads, typename T, typename Op>
-__device__ __forceinline__ T warpred__block_reduce_prefix(T v, Op op, int present, int counted)
+/* ---- the raking fold: scalars ----
+   Every thread of warps 1.. stores its value in a cell; after one barrier, lane L of warp 0
+   folds its own value with the cells of threads L + 32, L + 64, ... (a column: consecutive
+   lanes read consecutive cells, no bank conflicts), left to right, and warp 0's shuffle tree
+   finishes. One warp shuffles instead of all of them. The second synchronization is a named
+   barrier that only warps 1.. wait on: warp 0 arrives (bar.arrive, no wait) once it has read
+   every cell (Broadcast: once it has written the result), so warp 0 goes straight on to its
+   tree and to the caller, and the next call's stores into the cells come after its reads. */
+
+/* cells for the threads beyond the first warp, then one for the broadcast result */
+template <typename T, int Cells>
+__device__ __forceinline__ T *warpred__rake_cells(void)
 {
-    if (present <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted);
-    T *slots = warpred__block_slots<T>();
-    if constexpr (BlockThreads == 0) {
-        if (counted == present) {
-            switch (present) {
-            case 64: return warpred__block_fold<Broadcast>(v, op, slots, 64, 64);
-            case 128: return warpred__block_fold<Broadcast>(v, op, slots, 128, 128);
-            case 256: return warpred__block_fold<Broadcast>(v, op, slots, 256, 256);
-            case 512: return warpred__block_fold<Broadcast>(v, op, slots, 512, 512);
-            case 1024: return warpred__block_fold<Broadcast>(v, op, slots, 1024, 1024);
+    __shared__ alignas(T) unsigned char raw[(Cells + 1) * sizeof(T)];
+    return reinterpret_cast<T *>(raw);
+}
+
+/* Barrier WARPRED_BLOCK_BARRIER among `threads` threads (a multiple of 32): wait, or only arrive. */
+__device__ __forceinline__ void warpred__named_sync(int threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"n"(WARPRED_BLOCK_BARRIER), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void warpred__named_arrive(int threads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"n"(WARPRED_BLOCK_BARRIER), "r"(threads) : "memory");
+}
+
+/* Plain: no input is a NaN or a zero (float/double min/max only), so the plain step is exact. */
+template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warpred__rake_step(Op op, T a, T b)
+{
+    if constexpr (Plain) return (void)op, warpred__tree<T, Op>::plain_step(a, b);
+    else return op(a, b);
+}
+
+/* r, then column[0], column[32], ..., column[32 * (K - 1)], left to right; all loads first. */
+template <int K, bool Plain, typename T, typename Op>
+__device__ __forceinline__ T warpred__rake_column(T r, const T *column, Op op)
+{
+    T c[K > 0 ? K : 1];
+#pragma unroll
+    for (int k = 0; k < K; k++) c[k] = column[32 * k];
+#pragma unroll
+    for (int k = 0; k < K; k++) r = warpred__rake_step<Plain>(op, r, c[k]);
+    return r;
+}
+
+/* The same with k known only at run time (the lanes of one warp may differ by one). */
+template <bool Plain, typename T, typename Op>
+__device__ __forceinline__ T warpred__rake_column_n(T r, const T *column, Op op, int k)
+{
+    int i = 0;
+    for (; i + 4 <= k; i += 4) r = warpred__rake_column<4, Plain>(r, column + 32 * i, op);
+    for (; i < k; i++) r = warpred__rake_step<Plain>(op, r, column[32 * i]);
+    return r;
+}
+
+/* Lane `lane` of warp 0: its value folded with its column. Whole blocks of whole warps take
+   code for their size (at compile time, or by a uniform switch on the common sizes). */
+template <bool Plain, int BlockThreads, typename T, typename Op>
+__device__ __forceinline__ T warpred__rake_lane(T v, const T *cells, Op op, int nthreads, int counted, int lane)
+{
+    const T *column = cells + lane;
+    if (counted == nthreads && nthreads % 32 == 0) {
+        if constexpr (BlockThreads != 0) {
+            return warpred__rake_column<BlockThreads / 32 - 1, Plain>(v, column, op);
+        } else {
+            switch (nthreads) {
+            case 64: return warpred__rake_column<1, Plain>(v, column, op);
+            case 128: return warpred__rake_column<3, Plain>(v, column, op);
+            case 256: return warpred__rake_column<7, Plain>(v, column, op);
+            case 512: return warpred__rake_column<15, Plain>(v, column, op);
+            case 1024: return warpred__rake_column<31, Plain>(v, column, op);
             default: break;
             }
         }
     }
-    return warpred__block_fold<Broadcast>(v, op, slots, present, counted);
+    return warpred__rake_column_n<Plain>(v, column, op, lane < counted ? (counted - 1 - lane) >> 5 : 0);
+}
+
+/* The values of threads 0..counted-1 of a block of nthreads (> 32) threads, every thread
+   calling. Result in thread 0 (Broadcast: in every thread). Float/double min/max: the first
+   barrier (__syncthreads_or) also tells whether any counted value is a NaN or a zero; when
+   none is (almost always), the column folds take the plain step, and the tree its plain path. */
+template <bool Broadcast, int BlockThreads, typename T, typename Op>
+__device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int counted)
+{
+    typedef warpred__tree<T, Op> Tree;
+    constexpr int ncells = (BlockThreads != 0 ? BlockThreads : WARPRED_BLOCK_MAX_THREADS) - 32;
+    T *cells = warpred__rake_cells<T, ncells>();
+    const int tid = warpred__block_thread_rank();
+    const int arrivals = (nthreads + 31) & ~31; /* a partial warp counts whole */
+    WARPRED_ASSERT(nthreads <= ncells + 32);    /* WARPRED_BLOCK_MAX_THREADS */
+    if (tid >= 32 && tid < counted) cells[tid - 32] = v;
+    bool plain = false;
+    if constexpr (Tree::fast_minmax) plain = !__syncthreads_or(tid < counted && Tree::maybe_nan_or_zero(v));
+    else __syncthreads();
+    if (tid >= 32) {
+        warpred__named_sync(arrivals); /* warp 0 has read the cells (and written the result) */
+        return Broadcast ? cells[ncells] : v;
+    }
+    T r;
+    if constexpr (Tree::fast_minmax) {
+        r = plain ? warpred__rake_lane<true, BlockThreads>(v, cells, op, nthreads, counted, tid)
+                  : warpred__rake_lane<false, BlockThreads>(v, cells, op, nthreads, counted, tid);
+    } else {
+        (void)plain;
+        r = warpred__rake_lane<false, BlockThreads>(v, cells, op, nthreads, counted, tid);
+    }
+    if constexpr (!Broadcast) warpred__named_arrive(arrivals); /* r holds every cell read */
+    r = warpred__warp_reduce_prefix<Broadcast>(r, op, 32, counted < 32 ? counted : 32);
+    if constexpr (Broadcast) {
+        if (tid == 0) cells[ncells] = r;
+        warpred__named_arrive(arrivals);
+    }
+    return r;
+}
+
+/* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block
+   call, either the first warp alone (present <= 32: no barrier) or the whole block (present =
+   the block size); the values of threads 0..counted-1 count, 1 <= counted <= present. Result
+   in thread 0 (Broadcast: in every calling thread). Scalars rake; compound values (whose
+   shuffles and operations are long, and whose cells would be large) fold warp partials. */
+template <bool Broadcast, int BlockThreads, typename T, typename Op>
+__device__ __forceinline__ T warpred__block_reduce_prefix(T v, Op op, int present, int counted)
+{
+    if (present <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted);
+    if constexpr (BlockThreads != 0 && BlockThreads <= 32) return v; /* not reached: present <= BlockThreads */
+    else if constexpr (warpred__is_scalar<T>::value) return warpred__block_rake<Broadcast, BlockThreads>(v, op, present, counted);
+    else return warpred__block_fold<Broadcast>(v, op, warpred__block_slots<T>(), present, counted);
 }
 
 /* ---- public API ---- */

@@ -55,8 +55,8 @@
    warp (Width 32, full or _partial) use the redux.sync instruction (__reduce_*_sync) instead of
    five shuffles. Integer results are exact either way, so the path never changes a result.
    Define WARPRED_NO_REDUX to force the shuffle path. Float/double min/max over whole segments
-   ask first, with one warp vote, whether any input is a NaN or a zero (for float under -ftz a
-   subnormal counts too); almost always none is, and then a plain tree is exact: one hardware
+   run a plain tree and, beside it, one warp vote on whether any input is a NaN or a zero (for
+   float under -ftz a subnormal counts too); almost always none is, and then the plain tree is exact: one hardware
    min/max per step for float, a compare and a select for double. Otherwise (and in the _partial
    forms) every step is a hardware min/max and NaN and the sign of zero are settled once at the
    end with two more votes. The tests check these and the plain path (WARPRED_NO_NAN_MINMAX)
@@ -307,9 +307,10 @@ struct warpred__tree<warpred_tuple4<A, B, C, D>, warpred_op_tuple4<O0, O1, O2, O
 
 /* ---- the trees ---- */
 
-/* Scalar float/double min/max over whole segments ask first, with one vote, whether any input is
-   a NaN or a zero; almost always none is, and then a plain tree (plain_step) is exact and
-   nothing needs settling. Otherwise the exact path below runs (hardware steps, then finish). */
+/* Scalar float/double min/max over whole segments run a plain tree (plain_step) and, beside it,
+   one vote on whether any input is a NaN or a zero; almost always none is, and then the plain
+   tree is exact and nothing needs settling. Otherwise the exact path below runs as well
+   (hardware steps, then finish). */
 template <typename T, typename Op> struct warpred__plain_first { enum { value = 0 }; };
 #define WARPRED__PLAIN_FIRST(F, OP) template <> struct warpred__plain_first<F, OP> { enum { value = 1 }; };
 WARPRED__PLAIN_FIRST(float, warpred_op_max)
@@ -348,9 +349,13 @@ __device__ __forceinline__ T warpred__down_tree(T v, Op op)
 {
     const unsigned mask = warpred__segment_mask<Width>();
     if constexpr (Width == 32 && warpred__redux<T, Op>::ok) return warpred__redux<T, Op>::run(mask, v);
-    if constexpr (warpred__plain_first<T, Op>::value)
-        if (!warpred__any_in_segment<Width>(mask, warpred__tree<T, Op>::maybe_nan_or_zero(v)))
-            return warpred__plain_tree<Width, WARPRED__SHFL_DOWN, warpred__tree<T, Op> >(mask, v);
+    if constexpr (warpred__plain_first<T, Op>::value) {
+        /* the vote's answer is needed only at the end: it runs beside the tree (shuffles are
+           convergent, so the compiler keeps the tree ahead of the branch) */
+        const bool special = warpred__any_in_segment<Width>(mask, warpred__tree<T, Op>::maybe_nan_or_zero(v));
+        const T plain = warpred__plain_tree<Width, WARPRED__SHFL_DOWN, warpred__tree<T, Op> >(mask, v);
+        if (!special) return plain;
+    }
     T r = v;
 #pragma unroll
     for (int offset = 1; offset < Width; offset <<= 1)
@@ -364,9 +369,13 @@ __device__ __forceinline__ T warpred__butterfly(T v, Op op)
 {
     const unsigned mask = warpred__segment_mask<Width>();
     if constexpr (Width == 32 && warpred__redux<T, Op>::ok) return warpred__redux<T, Op>::run(mask, v);
-    if constexpr (warpred__plain_first<T, Op>::value)
-        if (!warpred__any_in_segment<Width>(mask, warpred__tree<T, Op>::maybe_nan_or_zero(v)))
-            return warpred__plain_tree<Width, WARPRED__SHFL_XOR, warpred__tree<T, Op> >(mask, v);
+    if constexpr (warpred__plain_first<T, Op>::value) {
+        /* the vote's answer is needed only at the end: it runs beside the tree (shuffles are
+           convergent, so the compiler keeps the tree ahead of the branch) */
+        const bool special = warpred__any_in_segment<Width>(mask, warpred__tree<T, Op>::maybe_nan_or_zero(v));
+        const T plain = warpred__plain_tree<Width, WARPRED__SHFL_XOR, warpred__tree<T, Op> >(mask, v);
+        if (!special) return plain;
+    }
     T r = v;
 #pragma unroll
     for (int offset = Width / 2; offset > 0; offset >>= 1)
