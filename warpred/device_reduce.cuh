@@ -274,12 +274,10 @@ warpred__device_reduce_kernel(const T *__restrict__ in, size_t n, warpred_grid_s
                   "warpred_device_reduce: the input type must have 1, 2, 4 or 8 bytes");
     typedef typename warpred__device_acc<Op, R>::type A;
     const A acc = warpred__device_thread_reduce<T, A>(in, n, op, f);
-    if constexpr (warpred__absorbs<Op>::value) {
-        /* the accumulator lands in partial 0 (read already by the last block), then converts */
-        A *slot = (A *)scratch.partials;
-        if (warpred_grid_reduce<WARPRED_DEVICE_THREADS>(acc, op, scratch, slot)) *out = Op::template finish<R>(*slot);
-    } else {
-        warpred_grid_reduce<WARPRED_DEVICE_THREADS>(acc, op, scratch, out);
+    A total;
+    if (warpred__grid_reduce_tagged<WARPRED_DEVICE_THREADS>(acc, op, scratch, warpred__grid_launch_tag(scratch), total)) {
+        if constexpr (warpred__absorbs<Op>::value) *out = Op::template finish<R>(total);
+        else *out = total;
     }
 }
 
@@ -330,7 +328,9 @@ static inline cudaError_t warpred_device_plan_create(warpred_device_plan *plan, 
     plan->max_blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per_sm > 0 ? per_sm : 1);
     plan->device = device;
     plan->sms = (unsigned)(sms > 0 ? sms : 1);
-    err = warpred_grid_scratch_create(&plan->scratch, plan->max_blocks, plan->value_bytes, why);
+    /* epoch-tagged slots (grid_reduce.cuh, warpred__grid_reduce_tagged): max_blocks slots of
+       the largest value, every word and the epoch zeroed here, once */
+    err = warpred__grid_scratch_create_tagged(&plan->scratch, plan->max_blocks, plan->value_bytes, why);
     if (err != cudaSuccess) memset(plan, 0, sizeof *plan);
     return err;
 }
@@ -383,7 +383,9 @@ template <typename T> struct warpred__device_enable_if<true, T> { typedef T type
 template <typename F> struct warpred__device_is_class { enum { value = __is_class(F) }; };
 
 /* The argument checks shared by every entry point: NULL when the call may go ahead, else the
-   message (*err set). */
+   message (*err set). All but the last are compares; the last, cudaGetDevice, is the one
+   runtime call besides the launch (a read of the runtime's per-thread state: the current
+   device can change between calls, so it cannot be cached). */
 static inline const char *warpred__device_check(const warpred_device_plan *plan, const void *in, size_t n, size_t in_align,
                                                 const void *out, size_t out_bytes, cudaError_t *err)
 {
@@ -425,15 +427,24 @@ warpred_device_reduce(const warpred_device_plan *plan, const T *in, size_t n, R 
     }
     *why = warpred__device_check(plan, in, n, sizeof(T), out, sizeof(A), &err); /* the vector path needs sizeof(T) */
     if (*why) return err;
+    /* cudaLaunchKernel rather than <<< >>>: its result is this launch's own error (no
+       cudaGetLastError after it, which would also hand back an older error of the caller's) */
     if (n == 0) {
-        warpred__device_identity_kernel<R, Op><<<1, 1, 0, stream>>>(out, op);
+        void *args[] = {(void *)&out, (void *)&op};
+        err = cudaLaunchKernel(warpred__device_identity_kernel<R, Op>, dim3(1), dim3(1), args, 0, stream);
     } else {
         void (*kernel)(const T *, size_t, warpred_grid_scratch, R *, Op, F) = warpred__device_reduce_kernel<T, R, Op, F>;
-        kernel<<<warpred__device_grid(plan, kernel, n, sizeof(T)), WARPRED_DEVICE_THREADS, 0, stream>>>(in, n, plan->scratch, out, op, f);
+        warpred_grid_scratch scratch = plan->scratch;
+        void *args[] = {(void *)&in, (void *)&n, (void *)&scratch, (void *)&out, (void *)&op, (void *)&f};
+        err = cudaLaunchKernel(kernel, dim3(warpred__device_grid(plan, kernel, n, sizeof(T))), dim3(WARPRED_DEVICE_THREADS), args, 0, stream);
     }
-    err = cudaGetLastError();
-    *why = err == cudaSuccess ? "no error" : cudaGetErrorString(err);
-    return err;
+    if (err != cudaSuccess) {
+        cudaGetLastError(); /* the failed launch also set the runtime's last error: returned here instead */
+        *why = cudaGetErrorString(err);
+        return err;
+    }
+    *why = "no error";
+    return cudaSuccess;
 }
 
 template <typename T, typename R, typename Op>

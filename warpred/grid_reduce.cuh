@@ -92,6 +92,9 @@
 
 #include "block_reduce.cuh"
 #include "grid_scratch.h"
+#ifndef __CUDACC_RTC__
+#  include <string.h> /* memcpy (the tagged partials), which NVRTC has built in */
+#endif
 
 /* Partials are read once, by another block than the one that wrote them: through L2, past the
    non-coherent L1. Compound values member by member (their padding is never read: it was never
@@ -207,6 +210,250 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
     if (tid == 0) {
         *out = acc;
         *scratch.counter = 0; /* ready for the next launch; nobody else touches it in this one */
+    }
+    return tid == 0;
+}
+
+/* ---- epoch-tagged partials: internal, the tail of warpred_device_reduce ----
+
+   warpred__grid_reduce_tagged is what device_reduce.cuh calls instead of warpred_grid_reduce:
+   no ticket atomic, no counter reset, no fence. Every block's thread 0 stores its block total
+   into its own slot of the scratch with this launch's tag in every 8-byte word of it; block 0,
+   after its own block reduction, polls the slots until each carries the tag, folds them in a
+   fixed order, and advances the epoch word for the next launch. Its scratch comes from
+   warpred__grid_scratch_create_tagged (grid_scratch.h: the layout), zeroed once; the tag lives
+   in device memory and is advanced by the kernel, so graph replays and back-to-back launches
+   need nothing from the host.
+
+     unsigned tag = warpred__grid_launch_tag(scratch);      every thread, at the kernel's start
+     ...
+     T total;
+     if (warpred__grid_reduce_tagged<BlockThreads>(v, op, scratch, tag, total)) use(total);
+
+   It returns true in thread 0 of block 0 only, with total = the grid's result.
+
+   THE WORDS  A value of B bytes is cut into 32-bit chunks, each stored as (tag << 32) | chunk
+   in an 8-byte word: one word for B <= 4 (a float, an int, a __half), pairs of words written
+   and read as 16-byte vectors for more (the last pair's spare word carries the tag too). Each
+   8-byte word is accessed single-copy atomically (an aligned 64-bit access; a 16-byte vector
+   access counts as two such, in no order), so a word carrying this launch's tag holds this
+   launch's chunk; a slot whose every word carries the tag holds this launch's value. Every
+   word of the scratch always holds a tag in its high half, whatever the value type of the
+   launch that wrote it (the layouts of different types overlap), so a stale word can pass only
+   if its tag equals the current one.
+
+   MEMORY ORDER  All the accesses are .relaxed.gpu: strong, so they go to L2 (never a stale L1
+   line) and a word is never torn. No release/acquire is needed: the value travels in the same
+   single-copy-atomic access as its tag, and nothing else is published. The epoch word is read
+   (relaxed) by every block before it stores and written (relaxed) by block 0 only after it has
+   seen every block's word; each block's stored tag is computed from its read of the epoch (a
+   data dependency, which the hardware never speculates past), so no block can read the epoch
+   block 0 writes in the same launch. The next launch reads it after the kernel boundary, which
+   orders everything.
+
+   WRAP  Tags are 32 bits and the epoch counts launches of more than one block. A word not
+   written for 2^32 such launches would carry a current-looking tag; so each launch whose tag
+   is a multiple of 2^31 (its low 31 bits zero) ends with block 0 setting the tag of every word
+   of the scratch (all `capacity`, whichever layout wrote them) to its own. After that every
+   word's tag lies within the last 2^31 tags, never equal to the next 2^31 launches' tags.
+
+   DEADLOCK FREEDOM  Only block 0 waits; every other block stores once and leaves, never
+   waiting for anything. The blocks block 0 waits for therefore always get onto the GPU: all
+   of them are resident at once when the grid is at most one wave (warpred_device_reduce's
+   grid never exceeds it), and beyond that the slots of the finished blocks free up while
+   block 0 occupies one. (The ticket scheme of warpred_grid_reduce needs no such argument:
+   nobody waits there.)
+
+   DETERMINISM  Block 0's thread t folds slots t, t + f, t + 2f, ... (f = 32 or the block size,
+   fixed by the grid size) in that order, then the fixed warp or block tree: the order of
+   warpred_grid_reduce's last block, which depends on the grid size only. */
+
+template <typename T> struct warpred__tagged_layout {
+    enum {
+        chunks = (sizeof(T) + 3) / 4,                     /* 32-bit chunks of a value */
+        stride = WARPRED__TAGGED_STRIDE(sizeof(T)),      /* words per slot */
+        in_flight = stride == 1 ? 4 : stride <= 4 ? 4 / stride : 1, /* slots polled together per thread */
+        by_warp_per_lane = 2 * in_flight                 /* up to this many slots per lane, warp 0 folds alone */
+    };
+    static_assert(stride == 1 || stride % 2 == 0, "warpred: slots of more than one word are 16-byte pairs");
+};
+
+/* Every thread calls this first thing (one coalesced load per warp): the launch's tag. Its
+   read of the epoch must precede block 0's write of it, which waits for every block's word. */
+__device__ __forceinline__ unsigned warpred__grid_launch_tag(warpred_grid_scratch scratch)
+{
+    unsigned epoch;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(epoch) : "l"(scratch.counter + WARPRED__GRID_EPOCH) : "memory");
+    return epoch + 1u;
+}
+
+__device__ __forceinline__ unsigned long long warpred__tag_word(unsigned tag, unsigned chunk)
+{
+    return (unsigned long long)tag << 32 | chunk;
+}
+__device__ __forceinline__ unsigned warpred__word_tag(unsigned long long w) { return (unsigned)(w >> 32); }
+
+__device__ __forceinline__ void warpred__store_word(unsigned long long *p, unsigned long long w)
+{
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
+}
+__device__ __forceinline__ void warpred__store_words2(unsigned long long *p, unsigned long long a, unsigned long long b)
+{
+    asm volatile("st.relaxed.gpu.global.v2.b64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+__device__ __forceinline__ unsigned long long warpred__load_word(const unsigned long long *p)
+{
+    unsigned long long w;
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+    return w;
+}
+__device__ __forceinline__ void warpred__load_words2(const unsigned long long *p, unsigned long long &a, unsigned long long &b)
+{
+    asm volatile("ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+
+/* A block's value into its slot, every word tagged. */
+template <typename T> __device__ __forceinline__ void warpred__store_tagged(unsigned long long *slot, const T &v, unsigned tag)
+{
+    typedef warpred__tagged_layout<T> L;
+    unsigned chunk[L::stride];
+#pragma unroll
+    for (int j = 0; j < L::stride; j++) chunk[j] = 0;
+    memcpy(chunk, &v, sizeof(T));
+    if constexpr (L::stride == 1) {
+        warpred__store_word(slot, warpred__tag_word(tag, chunk[0]));
+    } else {
+#pragma unroll
+        for (int j = 0; j < L::stride; j += 2)
+            warpred__store_words2(slot + j, warpred__tag_word(tag, chunk[j]), warpred__tag_word(tag, chunk[j + 1]));
+    }
+}
+
+template <typename T> __device__ __forceinline__ T warpred__untag(const unsigned long long (&w)[warpred__tagged_layout<T>::stride])
+{
+    typedef warpred__tagged_layout<T> L;
+    unsigned chunk[L::stride];
+#pragma unroll
+    for (int j = 0; j < L::stride; j++) chunk[j] = (unsigned)w[j];
+    T v;
+    memcpy(&v, chunk, sizeof(T));
+    return v;
+}
+
+template <int Words> __device__ __forceinline__ bool warpred__tagged_with(const unsigned long long (&w)[Words], unsigned tag)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < Words; j++) all &= warpred__word_tag(w[j]) == tag;
+    return all;
+}
+
+/* Slots base, base + stride, ... (K of them, those below count) as values, once each carries
+   `tag`; slot 0 is the caller's own value (never stored). Each round loads again every slot
+   that still lacks the tag, all of them in flight together, so the last one to land costs one
+   more round trip, not one per slot behind it. */
+template <int K, typename T>
+__device__ __forceinline__ void warpred__await_slots(const unsigned long long *words, unsigned count, unsigned base, unsigned stride,
+                                                     unsigned tag, const T &own, T (&x)[K])
+{
+    typedef warpred__tagged_layout<T> L;
+    unsigned long long w[K][L::stride];
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        const unsigned b = base + k * stride;
+        const bool wanted = b != 0 && b < count; /* a slot to load; the rest count as tagged */
+#pragma unroll
+        for (int j = 0; j < L::stride; j++) w[k][j] = warpred__tag_word(wanted ? tag - 1u : tag, 0);
+    }
+    bool pending = true;
+    while (pending) {
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            if (warpred__tagged_with(w[k], tag)) continue;
+            const unsigned long long *slot = words + (size_t)(base + k * stride) * L::stride;
+            if constexpr (L::stride == 1) {
+                w[k][0] = warpred__load_word(slot);
+            } else {
+#pragma unroll
+                for (int j = 0; j < L::stride; j += 2) warpred__load_words2(slot + j, w[k][j], w[k][j + 1]);
+            }
+        }
+        pending = false;
+#pragma unroll
+        for (int k = 0; k < K; k++) pending |= !warpred__tagged_with(w[k], tag);
+    }
+#pragma unroll
+    for (int k = 0; k < K; k++) x[k] = base + k * stride == 0 ? own : warpred__untag<T>(w[k]);
+}
+
+/* Thread `first` of `stride` folds slots first, first + stride, ... (first < count) in that
+   order, as warpred__fold_partials does. */
+template <typename T, typename Op>
+__device__ __forceinline__ T warpred__fold_tagged(const unsigned long long *words, unsigned count, unsigned first, unsigned stride,
+                                                  unsigned tag, const T &own, Op op)
+{
+    enum { K = warpred__tagged_layout<T>::in_flight };
+    T x[K];
+    warpred__await_slots<K>(words, count, first, stride, tag, own, x);
+    T acc = x[0];
+#pragma unroll
+    for (int k = 1; k < K; k++)
+        if (first + k * stride < count) acc = op(acc, x[k]);
+    for (unsigned base = first + K * stride; base < count; base += K * stride) {
+        warpred__await_slots<K>(words, count, base, stride, tag, own, x);
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            if (base + k * stride < count) acc = op(acc, x[k]);
+    }
+    return acc;
+}
+
+/* Once every 2^31 tags: every word of the scratch gets this launch's tag (see WRAP above).
+   The callers' loads of the words are all done: their values met in the reduction before. */
+__device__ __forceinline__ void warpred__refresh_tags(warpred_grid_scratch scratch, unsigned tag, int tid, int threads)
+{
+    unsigned long long *words = (unsigned long long *)scratch.partials;
+    for (unsigned i = (unsigned)tid; i < scratch.capacity; i += (unsigned)threads) warpred__store_word(words + i, warpred__tag_word(tag, 0));
+}
+
+template <int BlockThreads = 0, typename T, typename Op>
+__device__ __forceinline__ bool warpred__grid_reduce_tagged(T v, Op op, warpred_grid_scratch scratch, unsigned tag, T &total)
+{
+    typedef warpred__tagged_layout<T> L;
+    const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
+    const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    const int tid = warpred__block_thread_rank();
+    const int nthreads = warpred__block_size<BlockThreads>();
+    unsigned long long *words = (unsigned long long *)scratch.partials;
+    WARPRED_ASSERT(scratch.counter != 0 && words != 0);
+    if ((unsigned long long)nblocks * L::stride > scratch.capacity) { /* never write past the words: tell the host */
+        if (block == 0 && tid == 0) atomicOr(&scratch.counter[1], WARPRED_GRID_STATUS_OVERFLOW);
+        return false;
+    }
+
+    v = warpred_block_reduce<BlockThreads>(v, op);
+    if (nblocks == 1) { /* the only block: no slots, and the epoch stays (this launch used no tag) */
+        if (tid == 0) total = v;
+        return tid == 0;
+    }
+    if (block != 0) {
+        if (tid == 0) warpred__store_tagged(words + (size_t)block * L::stride, v, tag);
+        return false;
+    }
+    /* Block 0. Few slots: warp 0 polls and folds them alone (at most two rounds per lane, no
+       block barrier); many: the whole block, so that the loads still take one or two rounds. */
+    const int warp_lanes = nthreads < 32 ? nthreads : 32;
+    const bool by_warp = nblocks <= (unsigned)L::by_warp_per_lane * warp_lanes;
+    const int folders = by_warp ? warp_lanes : nthreads;
+    if (tid >= folders) return false;
+    const int holders = nblocks < (unsigned)folders ? (int)nblocks : folders;
+    T acc = v; /* slot 0, block 0's own total: in thread 0, which folds it first */
+    if (tid < holders) acc = warpred__fold_tagged(words, nblocks, (unsigned)tid, (unsigned)folders, tag, v, op);
+    acc = warpred__block_reduce_prefix<false, BlockThreads>(acc, op, folders, holders);
+    if ((tag & 0x7fffffffu) == 0) warpred__refresh_tags(scratch, tag, tid, folders);
+    if (tid == 0) {
+        total = acc;
+        asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(scratch.counter + WARPRED__GRID_EPOCH), "r"(tag) : "memory");
     }
     return tid == 0;
 }
