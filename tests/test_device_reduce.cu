@@ -4,7 +4,10 @@
    exact when accumulated in double), min/max/_num with NaN and +-0 at random positions, 1-, 2-
    and 8-byte inputs, transforms, identities for n = 0, bitwise determinism, 50 calls on one plan
    with no reset, CUDA graph capture and replay, the argument errors and their messages (no GPU
-   needed), and n above 2^31. */
+   needed), and n above 2^31. The tail (epoch-tagged partials): back-to-back calls through one
+   plan whose grids go from one block to a full wave and back and whose types change (stale
+   tags of larger grids and other layouts stay in the scratch), graphs replayed between direct
+   calls, and the tag's refresh at 2^31 and its wrap at 2^32 (the epoch set by hand). */
 #include <warpred/device_reduce.cuh>
 #if __has_include(<warpred/op_argminmax.cuh>)
 #  include <warpred/op_argminmax.cuh>
@@ -13,6 +16,10 @@
 #if __has_include(<warpred/op_welford.cuh>)
 #  include <warpred/op_welford.cuh>
 #  define WT_HAVE_WELFORD 1
+#endif
+#if __has_include(<warpred/op_rsum.cuh>)
+#  include <warpred/op_rsum.cuh>
+#  define WT_HAVE_RSUM 1
 #endif
 #include "wt_types.h"
 
@@ -793,6 +800,312 @@ static void test_graph_capture(void **state)
 }
 
 /* ------------------------------------------------------------------------------------------
+   the tail: epoch-tagged partials under grids, types and layouts that change from call to call
+   ------------------------------------------------------------------------------------------ */
+
+/* An n that gives exactly `blocks` blocks for elements of elem_bytes (the last one partly
+   filled), below the kernel's wave. */
+static size_t n_for_blocks(unsigned blocks, size_t elem_bytes)
+{
+    const size_t per_block = (size_t)WARPRED_DEVICE_THREADS * WARPRED_DEVICE_LOADS * (16 / elem_bytes);
+    if (blocks <= 1) return 1 + wt_rand32() % per_block;
+    return (blocks - 1) * per_block + 1 + wt_rand32() % per_block;
+}
+
+/* Shared inputs of the tail tests: floats that are small integers (every partial sum of up to
+   2^22 of them is exact in float: |sum| <= 2 * 2^22 < 2^24) and doubles k * 2^-30 (every partial
+   sum exact), with prefix sums of their integers for O(1) references. */
+typedef struct {
+    size_t cap;        /* elements of each array */
+    float *f, *d_f;    /* f[i] in {-2, .., 2} */
+    double *d, *d_d;   /* d[i] = k * 2^-30, |k| < 2^30 */
+    long long *f_pre;  /* f_pre[i] = f[0] + .. + f[i-1] */
+    long long *d_pre;  /* the same for the k of d */
+} tail_data;
+
+static void tail_data_init(tail_data *t, const warpred_device_plan *plan)
+{
+    /* room for a full wave of float blocks plus a start offset of up to 3 elements */
+    t->cap = (size_t)plan->max_blocks * WARPRED_DEVICE_THREADS * WARPRED_DEVICE_LOADS * 4 + 4;
+    t->f = (float *)wt_host_alloc(t->cap * sizeof(float));
+    t->d = (double *)wt_host_alloc(t->cap * sizeof(double));
+    t->f_pre = (long long *)wt_host_alloc((t->cap + 1) * sizeof(long long));
+    t->d_pre = (long long *)wt_host_alloc((t->cap + 1) * sizeof(long long));
+    t->d_f = (float *)wt_dev_alloc(t->cap * sizeof(float));
+    t->d_d = (double *)wt_dev_alloc(t->cap * sizeof(double));
+}
+
+static void tail_data_fill(tail_data *t)
+{
+    t->f_pre[0] = t->d_pre[0] = 0;
+    for (size_t i = 0; i < t->cap; i++) {
+        const int a = (int)(wt_rand32() % 5) - 2;
+        const long long k = (long long)(wt_rand32() >> 1) - (1ll << 30);
+        t->f[i] = (float)a;
+        t->d[i] = ldexp((double)k, -30);
+        t->f_pre[i + 1] = t->f_pre[i] + a;
+        t->d_pre[i + 1] = t->d_pre[i] + k;
+    }
+    wt_to_dev(t->d_f, t->f, t->cap * sizeof(float));
+    wt_to_dev(t->d_d, t->d, t->cap * sizeof(double));
+}
+
+enum { TK_FLOAT, TK_DOUBLE, TK_RSUM, TK_ARGMAX, TK_WELFORD, TK_KINDS };
+static const char *const tk_name[] = {"float sum", "double sum", "float rsum", "float argmax", "double welford"};
+static int tk_available(int kind)
+{
+    switch (kind) {
+#ifndef WT_HAVE_RSUM
+    case TK_RSUM: return 0;
+#endif
+#ifndef WT_HAVE_ARGMINMAX
+    case TK_ARGMAX: return 0;
+#endif
+#ifndef WT_HAVE_WELFORD
+    case TK_WELFORD: return 0;
+#endif
+    default: return 1;
+    }
+}
+enum { TK_SLOT = 64 }; /* bytes of output room per call: more than any result type here */
+
+typedef struct {
+    int kind;
+    size_t start, n;
+} tail_call;
+
+/* One call of `kind` on elements start .. start + n - 1, result into out (TK_SLOT bytes), in
+   `stream`; nothing waited for. */
+static void tail_launch(const warpred_device_plan *plan, const tail_data *t, const tail_call *c, void *out, cudaStream_t stream)
+{
+    const char *why = NULL;
+    cudaError_t err = cudaSuccess;
+    switch (c->kind) {
+    case TK_FLOAT: err = warpred_device_sum(plan, t->d_f + c->start, c->n, (float *)out, stream, &why); break;
+    case TK_DOUBLE: err = warpred_device_sum(plan, t->d_d + c->start, c->n, (double *)out, stream, &why); break;
+#ifdef WT_HAVE_RSUM
+    case TK_RSUM: err = warpred_device_reduce(plan, t->d_f + c->start, c->n, (float *)out, warpred_op_rsum(), stream, &why); break;
+#endif
+#ifdef WT_HAVE_ARGMINMAX
+    case TK_ARGMAX:
+        err = warpred_device_reduce(plan, t->d_f + c->start, c->n, (warpred_arg<float, long long> *)out, warpred_op_argmax(),
+                                    warpred_xf_arg(), stream, &why);
+        break;
+#endif
+#ifdef WT_HAVE_WELFORD
+    case TK_WELFORD:
+        err = warpred_device_reduce(plan, t->d_d + c->start, c->n, (warpred_welford<double> *)out, warpred_op_welford(),
+                                    warpred_xf_welford<>(), stream, &why);
+        break;
+#endif
+    default: fail_msg("kind %d not built", c->kind);
+    }
+    if (err != cudaSuccess) fail_msg("%s, n = %zu: %s (%s)", tk_name[c->kind], c->n, cudaGetErrorString(err), why);
+}
+
+/* The result of call c (bytes as the GPU wrote them) against the host reference. */
+static void tail_check(const tail_data *t, const tail_call *c, const unsigned char *got, const char *where, int index)
+{
+    const size_t a = c->start, b = c->start + c->n;
+    switch (c->kind) {
+    case TK_FLOAT:
+    case TK_RSUM: {
+        float r;
+        memcpy(&r, got, sizeof r);
+        const float want = (float)(t->f_pre[b] - t->f_pre[a]); /* exact: an integer below 2^24 */
+        if (r != want) fail_msg("%s %d: %s, n = %zu, start %zu: got %.9g, expected %.9g", where, index, tk_name[c->kind], c->n, a, (double)r, (double)want);
+        break;
+    }
+    case TK_DOUBLE: {
+        double r;
+        memcpy(&r, got, sizeof r);
+        const double want = ldexp((double)(t->d_pre[b] - t->d_pre[a]), -30);
+        if (r != want) fail_msg("%s %d: double sum, n = %zu, start %zu: got %.17g, expected exactly %.17g", where, index, c->n, a, r, want);
+        break;
+    }
+#ifdef WT_HAVE_ARGMINMAX
+    case TK_ARGMAX: {
+        warpred_arg<float, long long> r;
+        memcpy(&r, got, sizeof r);
+        size_t best = a; /* ties (the values are small integers: many) go to the lowest index */
+        for (size_t i = a + 1; i < b; i++)
+            if (t->f[i] > t->f[best]) best = i;
+        if (r.value != t->f[best] || r.index != (long long)(best - a))
+            fail_msg("%s %d: argmax, n = %zu, start %zu: got {%g, %lld}, expected {%g, %lld}", where, index, c->n, a, (double)r.value, r.index,
+                     (double)t->f[best], (long long)(best - a));
+        break;
+    }
+#endif
+#ifdef WT_HAVE_WELFORD
+    case TK_WELFORD: {
+        warpred_welford<double> r;
+        memcpy(&r, got, sizeof r);
+        const long double mean = ldexpl((long double)(t->d_pre[b] - t->d_pre[a]), -30) / (long double)c->n;
+        long double m2 = 0;
+        for (size_t i = a; i < b; i++) m2 += ((long double)t->d[i] - mean) * ((long double)t->d[i] - mean);
+        if (r.count != (long long)c->n || fabsl((long double)r.mean - mean) > 1e-12L || fabsl((long double)r.m2 - m2) > 1e-9L * m2 + 1e-12L)
+            fail_msg("%s %d: welford, n = %zu, start %zu: {mean %.17g, m2 %.17g, count %lld}, expected {%.17Lg, %.17Lg, %zu}", where, index,
+                     c->n, a, r.mean, r.m2, r.count, mean, m2, c->n);
+        break;
+    }
+#endif
+    default: fail_msg("kind %d not built", c->kind);
+    }
+}
+
+static size_t tk_elem_bytes(int kind) { return kind == TK_DOUBLE || kind == TK_WELFORD ? 8 : 4; }
+
+/* Back-to-back calls through one plan, BATCH queued at a time with no wait in between (each
+   into its own poisoned output), then all checked: the grid goes from one block to a full wave
+   and back, and the kind (float sum: 1-word slots; double sum: 2; argmax: 4; welford: 6;
+   rsum's accumulator: 8) changes from call to call, so every call's slots hold words of
+   earlier, larger grids and of other layouts. */
+static void test_tail_grids_and_types_alternate(void **state)
+{
+    WT_NEED_GPU(state);
+    warpred_device_plan *plan = plan_new(0);
+    tail_data t;
+    tail_data_init(&t, plan);
+    tail_data_fill(&t);
+    const unsigned wave = plan->max_blocks;
+    const unsigned schedule[] = {1, wave, 2, wave / 2 + 1, 1, wave, 33, 7, wave, 1, 257 < wave ? 257 : wave, 2, wave - 1, 64, 1, wave};
+    enum { SCHEDULE = sizeof schedule / sizeof schedule[0], BATCH = 8 };
+    const int calls = wt_quick() ? 3 * BATCH : 10 * BATCH;
+    unsigned char *d_out = (unsigned char *)wt_dev_alloc(BATCH * TK_SLOT), got[BATCH * TK_SLOT];
+    tail_call batch[BATCH];
+    int kind = 0;
+    for (int call = 0; call < calls; call += BATCH) {
+        wt_poison(d_out, BATCH * TK_SLOT);
+        for (int j = 0; j < BATCH; j++) {
+            do kind = (kind + 1) % TK_KINDS;
+            while (!tk_available(kind));
+            tail_call *c = &batch[j];
+            c->kind = kind;
+            c->start = wt_rand32() % 4;
+            c->n = n_for_blocks(schedule[(call + j) % SCHEDULE], tk_elem_bytes(kind));
+            if (c->start + c->n > t.cap) c->n = t.cap - c->start;
+            tail_launch(plan, &t, c, d_out + j * TK_SLOT, 0);
+        }
+        WT_CUDA(cudaDeviceSynchronize());
+        WT_LAUNCHED();
+        wt_to_host(got, d_out, sizeof got);
+        for (int j = 0; j < BATCH; j++) tail_check(&t, &batch[j], got + j * TK_SLOT, "call", call + j);
+    }
+    const char *why = NULL;
+    if (warpred_grid_scratch_status(&plan->scratch, &why) != cudaSuccess) fail_msg("scratch status: %s", why);
+    plan_free(plan);
+}
+
+/* A graph of three captured calls (float sum over a full wave, double sum over three blocks,
+   and rsum or a float sum over one block) replayed five times, the input changed before each
+   replay and direct calls of other sizes and types through the same plan in between (they
+   advance the same epoch); two replays queued back to back, then checked. Every result of
+   every replay is checked. */
+static void test_graph_replays_between_direct_calls(void **state)
+{
+    WT_NEED_GPU(state);
+    warpred_device_plan *plan = plan_new(0);
+    tail_data t;
+    tail_data_init(&t, plan);
+    enum { CAPTURED = 3 };
+    tail_call graph_calls[CAPTURED] = {
+        {TK_FLOAT, 1, 0}, {TK_DOUBLE, 2, 0}, {tk_available(TK_RSUM) ? TK_RSUM : TK_FLOAT, 3, 0}};
+    graph_calls[0].n = n_for_blocks(plan->max_blocks, 4);
+    graph_calls[1].n = n_for_blocks(3, 8);
+    graph_calls[2].n = n_for_blocks(1, 4);
+    unsigned char *d_out = (unsigned char *)wt_dev_alloc((CAPTURED + 1) * TK_SLOT), got[(CAPTURED + 1) * TK_SLOT];
+    cudaStream_t stream;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    WT_CUDA(cudaStreamCreate(&stream));
+    WT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    for (int k = 0; k < CAPTURED; k++) tail_launch(plan, &t, &graph_calls[k], d_out + k * TK_SLOT, stream);
+    WT_CUDA(cudaStreamEndCapture(stream, &graph));
+    WT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 5; replay++) {
+        tail_data_fill(&t); /* new input: a replay that reused a stale partial would be caught */
+        wt_poison(d_out, sizeof got);
+        WT_CUDA(cudaGraphLaunch(exec, stream));
+        if (replay == 4) WT_CUDA(cudaGraphLaunch(exec, stream)); /* back to back: the same results */
+        /* a direct call through the same plan, after the replay in the same stream */
+        tail_call direct = {replay % 2 ? TK_DOUBLE : TK_FLOAT, 0, 0};
+        direct.n = n_for_blocks(replay % 2 ? plan->max_blocks / 3 + 1 : 2, tk_elem_bytes(direct.kind));
+        tail_launch(plan, &t, &direct, d_out + CAPTURED * TK_SLOT, stream);
+        WT_CUDA(cudaStreamSynchronize(stream));
+        WT_LAUNCHED();
+        wt_to_host(got, d_out, sizeof got);
+        for (int k = 0; k < CAPTURED; k++) tail_check(&t, &graph_calls[k], got + k * TK_SLOT, "replay", replay);
+        tail_check(&t, &direct, got + CAPTURED * TK_SLOT, "direct call after replay", replay);
+    }
+    WT_CUDA(cudaGraphExecDestroy(exec));
+    WT_CUDA(cudaGraphDestroy(graph));
+    WT_CUDA(cudaStreamDestroy(stream));
+    plan_free(plan);
+}
+
+/* White box (the layout of grid_scratch.h's WARPRED__TAGGED_* and grid_reduce.cuh's WRAP):
+   the epoch set by hand just before 2^31 and before 2^32. A launch of more than one block
+   advances it by one, a one-block launch or n = 0 leaves it; the launch whose tag has its low
+   31 bits zero leaves every word of the scratch with its tag; results stay right across it.
+   Before, every word gets a wrong value with the tag of the launch after the refresh: had the
+   refresh not happened, that launch could take them for its own. */
+static unsigned read_epoch(const warpred_device_plan *plan)
+{
+    unsigned e;
+    wt_to_host(&e, plan->scratch.counter + WARPRED__GRID_EPOCH, sizeof e);
+    return e;
+}
+
+static void test_tail_epoch_refresh_and_wrap(void **state)
+{
+    WT_NEED_GPU(state);
+    warpred_device_plan *plan = plan_new(0);
+    tail_data t;
+    tail_data_init(&t, plan);
+    tail_data_fill(&t);
+    const size_t words = plan->scratch.capacity;
+    unsigned long long *w = (unsigned long long *)wt_host_alloc(words * sizeof *w);
+    unsigned char *d_out = (unsigned char *)wt_dev_alloc(TK_SLOT), got[TK_SLOT];
+    const unsigned starts[] = {0x7ffffffeu, 0xfffffffeu};
+    for (int s = 0; s < 2; s++) {
+        const unsigned e0 = starts[s];
+        WT_CUDA(cudaMemcpy(plan->scratch.counter + WARPRED__GRID_EPOCH, &e0, sizeof e0, cudaMemcpyHostToDevice));
+        for (size_t i = 0; i < words; i++) w[i] = (unsigned long long)(e0 + 3u) << 32 | 0x7fc00bad; /* a NaN of a value */
+        wt_to_dev(plan->scratch.partials, w, words * sizeof *w);
+        /* tag e0 + 1, two blocks; then one block and n = 0: no tag */
+        const tail_call steps[] = {{TK_FLOAT, 1, n_for_blocks(2, 4)}, {TK_FLOAT, 0, n_for_blocks(1, 4)}, {TK_DOUBLE, 0, 0},
+                                   /* tag e0 + 2: the refresh, over three blocks of 2-word slots */
+                                   {TK_DOUBLE, 3, n_for_blocks(3, 8)},
+                                   /* tags e0 + 3, e0 + 4: full waves */
+                                   {TK_FLOAT, 2, n_for_blocks(plan->max_blocks, 4)}, {TK_DOUBLE, 1, n_for_blocks(plan->max_blocks, 8)}};
+        const unsigned epoch_after[] = {e0 + 1, e0 + 1, e0 + 1, e0 + 2, e0 + 3, e0 + 4};
+        for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
+            wt_poison(d_out, TK_SLOT);
+            if (steps[k].n == 0) {
+                WT_CUDA(warpred_device_sum(plan, (const double *)NULL, 0, (double *)d_out));
+            } else {
+                tail_launch(plan, &t, &steps[k], d_out, 0);
+            }
+            WT_CUDA(cudaDeviceSynchronize());
+            WT_LAUNCHED();
+            if (steps[k].n > 0) {
+                wt_to_host(got, d_out, sizeof got);
+                tail_check(&t, &steps[k], got, s ? "near 2^32, step" : "near 2^31, step", k);
+            }
+            const unsigned e = read_epoch(plan);
+            if (e != epoch_after[k]) fail_msg("start %08x, step %d: epoch %08x, expected %08x", e0, k, e, epoch_after[k]);
+            if (k == 3) { /* the refresh: every word carries tag e0 + 2 now */
+                wt_to_host(w, plan->scratch.partials, words * sizeof *w);
+                for (size_t i = 0; i < words; i++)
+                    if ((unsigned)(w[i] >> 32) != e0 + 2)
+                        fail_msg("start %08x: after the launch with tag %08x, word %zu of %zu has tag %08x", e0, e0 + 2, i, words, (unsigned)(w[i] >> 32));
+            }
+        }
+    }
+    plan_free(plan);
+}
+
+/* ------------------------------------------------------------------------------------------
    compound values (once their headers are there)
    ------------------------------------------------------------------------------------------ */
 
@@ -904,6 +1217,9 @@ int main(void)
         WT_TEST(test_bitwise_deterministic),
         WT_TEST(test_many_calls_no_reset),
         WT_TEST(test_graph_capture),
+        WT_TEST(test_tail_grids_and_types_alternate),
+        WT_TEST(test_graph_replays_between_direct_calls),
+        WT_TEST(test_tail_epoch_refresh_and_wrap),
 #ifdef WT_HAVE_ARGMINMAX
         WT_TEST(test_argmax_through_transform),
 #endif

@@ -37,6 +37,10 @@
          current device: room for one partial per block of a full wave, each of up to
          value_bytes bytes (0: 64 bytes, enough for every scalar and single compound value;
          a tuple of compound values may need more: the call then fails with a message).
+         Partials are kept as tagged 8-byte words (THE TAIL), so the scratch takes 8 bytes per
+         block for values of up to 4 bytes, else 16 * ceil(value_bytes / 8) bytes per block
+         (the default: 128; 1056 blocks on an H100: 135 KB). It is zeroed here, once, and the
+         call waits for that (a synchronization, as with any create).
      warpred_device_reduce(&plan, in, n, out, op, f, stream = 0, &why = NULL)
          *out = op over f(in[i], i), i in [0, n). The accumulator and *out have the type R of
          out: f's result converts to R (so float input, double out and warpred_xf_identity
@@ -49,9 +53,10 @@
          uses (for benchmarks that compare against a kernel with the same grid).
      warpred_device_plan_destroy(&plan)   frees the scratch.
    Each returns cudaSuccess or an error code. why, when not NULL, points at a message after
-   the call ("no error" on success): a static string, valid for the life of the program. As
-   with any launch, the error read after it (cudaGetLastError) may be an earlier one of yours
-   that nothing had read yet.
+   the call ("no error" on success): a static string, valid for the life of the program. A
+   launch error returned is this call's own (the kernel goes through cudaLaunchKernel, whose
+   result is its own status; an older unread error of yours is neither returned nor cleared,
+   unless it is a sticky one, which every CUDA call returns).
 
    TRANSFORMS  function objects with  __device__ R operator()(T x, size_t i) const, i the
    element's index. A transform may hold state (pointers to other arrays, thresholds):
@@ -95,15 +100,29 @@
    data to an address with another remainder modulo 16 may change the last bits of a float sum.
 
    STREAMS AND GRAPHS  Everything happens in `stream`: no synchronization, no allocation, no
-   memset per call, so a call can be captured in a CUDA graph and the graph replayed. The plan
-   holds one scratch: calls through one plan must not run at the same time (one stream, or
-   streams ordered by events; two graphs that replay concurrently need a plan each).
+   memset per call, so a call can be captured in a CUDA graph and the graph replayed. The
+   kernel's launch tag is not an argument: it lives in the plan's scratch (device memory) and
+   each launch advances it itself, so every replay of a captured call, and calls with other n,
+   types and operations through the same plan, find a fresh tag. The plan holds one scratch:
+   calls through one plan must not run at the same time (one stream, or streams ordered by
+   events; two graphs that replay concurrently need a plan each).
+
+   THE TAIL  Each block reduces its threads' values (warpred_block_reduce) and its thread 0
+   stores the block's value with the launch's tag into the block's own slot of the plan's
+   scratch, every 8-byte word of the slot carrying the tag beside 32 bits of the value. The
+   last block, once done with its own elements, polls the slots until each carries this
+   launch's tag, folds them in an order fixed by the grid size, writes *out and advances the
+   tag. No atomic, no fence, no counter to reset: tags of earlier launches (of any size or type)
+   never match, and every 2^31 launches the last block re-tags the whole scratch so that 32-bit
+   tags never come round to a stale word (grid_reduce.cuh, warpred__grid_reduce_tagged, has the
+   memory-order and deadlock-freedom arguments). Only the last block waits, and the grid is at
+   most one wave, so every block it waits for is running.
 
    ERRORS  cudaErrorInvalidValue for: plan or out NULL, a plan not created (or destroyed), in
    NULL with n > 0, in not aligned to its type, R (or the operation's accumulator) larger than
    plan.value_bytes, n above the operation's max_count.
    cudaErrorInvalidDevice when the current device is not the plan's. Errors of the launch
-   itself (cudaGetLastError) are returned as they are. Nothing is launched on an error.
+   itself (cudaLaunchKernel's) are returned as they are. Nothing is launched on an error.
 
    LIMITS  n up to 2^64 - 1 elements (size_t counts; beyond one wave each thread loops).
    The input is read with 16-byte loads through the read-only cache, 4 in flight per thread:
@@ -116,7 +135,13 @@
    one block per 4096 elements of 4 bytes (4 loads of 16 bytes per thread). On an H100
    (`make bench`, 2026-11-21), float sum: 7.6 us at 2^10, 9.6 us at 2^20 (1.27x CUB's
    DeviceReduce::Sum), 354 us at 2^28 (99.4% of a plain read kernel); int sum, float max and
-   double sum within a few percent of that; 1.0-1.5x CUB from 2^10 to 2^26.
+   double sum within a few percent of that; 1.0-1.5x CUB from 2^10 to 2^26. (Those figures are
+   of the ticket tail that preceded THE TAIL above; in bench_tail its prototype was 1.07-1.13x
+   faster at 2^14..2^22. `make bench` gives the current ones.)
+   On the host a call costs the argument checks (compares), one cudaGetDevice (to refuse a
+   plan of another device: the current device may change between calls, so it cannot be
+   cached) and the launch itself; the kernel's occupancy is asked once per kernel and device
+   and kept in a static. bench_tail prints the host time per call beside a bare launch.
 
    This header needs grid_reduce.cuh, grid_scratch.h, block_reduce.cuh, warp_reduce.cuh and
    ops.cuh beside it (and op_*.cuh for the compound operations). The device part compiles
@@ -294,7 +319,8 @@ template <typename R, typename Op> __global__ void warpred__device_identity_kern
 #include <cuda_runtime.h>
 
 typedef struct warpred_device_plan {
-    warpred_grid_scratch scratch; /* partials: max_blocks values of up to value_bytes each */
+    warpred_grid_scratch scratch; /* tagged partials (grid_scratch.h: warpred__grid_scratch_create_tagged):
+                                     max_blocks slots for values of up to value_bytes each, and the epoch */
     unsigned max_blocks;          /* blocks of the float-sum kernel resident on the device at once */
     unsigned value_bytes;         /* the largest reduced value this plan serves */
     int device;                   /* the device the scratch lives on */

@@ -218,19 +218,19 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
 
    warpred__grid_reduce_tagged is what device_reduce.cuh calls instead of warpred_grid_reduce:
    no ticket atomic, no counter reset, no fence. Every block's thread 0 stores its block total
-   into its own slot of the scratch with this launch's tag in every 8-byte word of it; block 0,
-   after its own block reduction, polls the slots until each carries the tag, folds them in a
-   fixed order, and advances the epoch word for the next launch. Its scratch comes from
+   into its own slot of the scratch with this launch's tag in every 8-byte word of it; the last
+   block (the poller, linear index nblocks - 1), after its own block reduction, polls the slots
+   until each carries the tag, folds them in a fixed order, and advances the epoch word for the
+   next launch. Its scratch comes from
    warpred__grid_scratch_create_tagged (grid_scratch.h: the layout), zeroed once; the tag lives
    in device memory and is advanced by the kernel, so graph replays and back-to-back launches
    need nothing from the host.
 
-     unsigned tag = warpred__grid_launch_tag(scratch);      every thread, at the kernel's start
-     ...
-     T total;
-     if (warpred__grid_reduce_tagged<BlockThreads>(v, op, scratch, tag, total)) use(total);
+     T total;   // every thread of the grid, once, at the end of the kernel:
+     if (warpred__grid_reduce_tagged<BlockThreads>(v, op, scratch, warpred__grid_launch_tag(scratch), total))
+         use(total);
 
-   It returns true in thread 0 of block 0 only, with total = the grid's result.
+   It returns true in thread 0 of the last block only, with total = the grid's result.
 
    THE WORDS  A value of B bytes is cut into 32-bit chunks, each stored as (tag << 32) | chunk
    in an 8-byte word: one word for B <= 4 (a float, an int, a __half), pairs of words written
@@ -245,41 +245,47 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
    MEMORY ORDER  All the accesses are .relaxed.gpu: strong, so they go to L2 (never a stale L1
    line) and a word is never torn. No release/acquire is needed: the value travels in the same
    single-copy-atomic access as its tag, and nothing else is published. The epoch word is read
-   (relaxed) by every block before it stores and written (relaxed) by block 0 only after it has
-   seen every block's word; each block's stored tag is computed from its read of the epoch (a
-   data dependency, which the hardware never speculates past), so no block can read the epoch
-   block 0 writes in the same launch. The next launch reads it after the kernel boundary, which
-   orders everything.
+   (relaxed) by every block before it stores and written (relaxed) by the poller only after it
+   has seen every block's word; each block's stored tag is computed from its read of the epoch
+   (a data dependency, which the hardware never speculates past), so no block can read the
+   epoch the poller writes in the same launch. The next launch reads it after the kernel
+   boundary, which orders everything.
 
    WRAP  Tags are 32 bits and the epoch counts launches of more than one block. A word not
    written for 2^32 such launches would carry a current-looking tag; so each launch whose tag
-   is a multiple of 2^31 (its low 31 bits zero) ends with block 0 setting the tag of every word
+   is a multiple of 2^31 (its low 31 bits zero) ends with the poller setting the tag of every word
    of the scratch (all `capacity`, whichever layout wrote them) to its own. After that every
    word's tag lies within the last 2^31 tags, never equal to the next 2^31 launches' tags.
 
-   DEADLOCK FREEDOM  Only block 0 waits; every other block stores once and leaves, never
-   waiting for anything. The blocks block 0 waits for therefore always get onto the GPU: all
+   DEADLOCK FREEDOM  Only the poller waits; every other block stores once and leaves, never
+   waiting for anything. The blocks the poller waits for therefore always get onto the GPU: all
    of them are resident at once when the grid is at most one wave (warpred_device_reduce's
-   grid never exceeds it), and beyond that the slots of the finished blocks free up while
-   block 0 occupies one. (The ticket scheme of warpred_grid_reduce needs no such argument:
-   nobody waits there.)
+   grid never exceeds it), and beyond that the places of finished blocks free up while the
+   poller occupies one. The poller is the last block rather than block 0 because blocks are
+   started in index order in practice: it starts after all the others, and even a tool that
+   ran the blocks one at a time in that order (a sanitizer) would find every slot written.
+   (The ticket scheme of warpred_grid_reduce needs no such argument: nobody waits there.)
 
-   DETERMINISM  Block 0's thread t folds slots t, t + f, t + 2f, ... (f = 32 or the block size,
-   fixed by the grid size) in that order, then the fixed warp or block tree: the order of
-   warpred_grid_reduce's last block, which depends on the grid size only. */
+   DETERMINISM  Block b stores into slot b + 1 and the poller's own total is slot 0 (it stays
+   in its thread 0's registers). The poller's thread t folds slots t, t + f, t + 2f, ... (f =
+   32 or the block size, fixed by the grid size) in that order, then the fixed warp or block
+   tree: the order of warpred_grid_reduce's last block, which depends on the grid size only. */
 
 template <typename T> struct warpred__tagged_layout {
     enum {
-        chunks = (sizeof(T) + 3) / 4,                     /* 32-bit chunks of a value */
-        stride = WARPRED__TAGGED_STRIDE(sizeof(T)),      /* words per slot */
-        in_flight = stride == 1 ? 4 : stride <= 4 ? 4 / stride : 1, /* slots polled together per thread */
-        by_warp_per_lane = 2 * in_flight                 /* up to this many slots per lane, warp 0 folds alone */
+        stride = WARPRED__TAGGED_STRIDE(sizeof(T)), /* words per slot */
+        /* slots polled together per thread: 4 words at most (8 took the float-max and double-sum
+           kernels of device_reduce.cuh from 32 to 40 registers, a block per SM less) */
+        in_flight = stride == 1 ? 4 : stride <= 4 ? 4 / stride : 1,
+        by_warp_per_lane = 2 * in_flight /* up to this many slots per lane, warp 0 folds alone */
     };
     static_assert(stride == 1 || stride % 2 == 0, "warpred: slots of more than one word are 16-byte pairs");
 };
 
-/* Every thread calls this first thing (one coalesced load per warp): the launch's tag. Its
-   read of the epoch must precede block 0's write of it, which waits for every block's word. */
+/* The launch's tag: every thread reads the epoch (one coalesced load per warp). Called as
+   the argument of warpred__grid_reduce_tagged, its load overlaps the block reduction; read at
+   the kernel's start instead, the tag held a register through the main loop and took the
+   float-max and double-sum kernels from 32 to 40 registers. */
 __device__ __forceinline__ unsigned warpred__grid_launch_tag(warpred_grid_scratch scratch)
 {
     unsigned epoch;
@@ -436,18 +442,18 @@ __device__ __forceinline__ bool warpred__grid_reduce_tagged(T v, Op op, warpred_
         if (tid == 0) total = v;
         return tid == 0;
     }
-    if (block != 0) {
-        if (tid == 0) warpred__store_tagged(words + (size_t)block * L::stride, v, tag);
+    if (block != nblocks - 1) {
+        if (tid == 0) warpred__store_tagged(words + (size_t)(block + 1) * L::stride, v, tag);
         return false;
     }
-    /* Block 0. Few slots: warp 0 polls and folds them alone (at most two rounds per lane, no
+    /* The poller. Few slots: warp 0 polls and folds them alone (at most two rounds per lane, no
        block barrier); many: the whole block, so that the loads still take one or two rounds. */
     const int warp_lanes = nthreads < 32 ? nthreads : 32;
     const bool by_warp = nblocks <= (unsigned)L::by_warp_per_lane * warp_lanes;
     const int folders = by_warp ? warp_lanes : nthreads;
     if (tid >= folders) return false;
     const int holders = nblocks < (unsigned)folders ? (int)nblocks : folders;
-    T acc = v; /* slot 0, block 0's own total: in thread 0, which folds it first */
+    T acc = v; /* slot 0, the poller's own total: in thread 0, which folds it first */
     if (tid < holders) acc = warpred__fold_tagged(words, nblocks, (unsigned)tid, (unsigned)folders, tag, v, op);
     acc = warpred__block_reduce_prefix<false, BlockThreads>(acc, op, folders, holders);
     if ((tag & 0x7fffffffu) == 0) warpred__refresh_tags(scratch, tag, tid, folders);
