@@ -1,24 +1,30 @@
 /* bench/bench_tail.cu - an experiment on the tail of the device-wide float sum (issue #10, item 3).
 
-   warpred_device_sum spends about 2 us per call above the read ceiling at 2^20..2^22 on an H100:
-   the block reduction, the partial's store, the ticket atomic, the last block's fold and the
-   write. This program times, side by side in one run, ways to shorten that tail, each written
-   here as its own small kernel (nothing in warpred/ changes):
+   With the ticket tail it had until 0.2.0's development (store a partial, take a ticket with an
+   atom.acq_rel.gpu, the last block folds and resets the counter), warpred_device_sum spent about
+   2 us per call above the read ceiling at 2^20..2^22 on an H100. This program times, side by
+   side in one run, ways to shorten that tail, each written here as its own small kernel. The
+   winner of the first run, (e), is now the library's tail (warpred__grid_reduce_tagged in
+   grid_reduce.cuh, with the last block polling instead of block 0), so (a) IS the tagged
+   design; the other rows stay as the experiment's record and controls:
 
-     (a) the library: warpred_device_sum
+     (a) the library: warpred_device_sum (epoch-tagged partials, the last block polls)
+     (a) bare  the library's kernel launched directly with <<< >>> and the library's grid: no
+           argument checks, no cudaGetDevice; (a) against it is the library's host path
      (b) the read ceiling: k_read of bench_device.h with the library's grid (loads only)
-     copy  the library's structure written anew (thread loop as device_reduce.cuh, block reduce
-           by warpred_block_reduce<256>, partial + atom.acq_rel.gpu ticket, the last block folds):
-           the control that tells the cost of the library's host checks apart from the kernel's
+     ticket  the former library's structure written anew (thread loop as device_reduce.cuh,
+           block reduce by warpred_block_reduce<256>, partial + atom.acq_rel.gpu ticket, the last
+           block folds): what (a) was before the tagged tail
      (c) cluster pre-fold: clusters of 1 (a control for the launch with a cluster attribute and
            the barriers), 2, 4, 8, 16 blocks (16: non-portable, if the device accepts it); the
            blocks of a cluster store their block totals into the shared memory of the cluster's
            rank 0 (distributed shared memory), which alone stores a partial and takes the ticket
-     (d) fewer partials: the copy's kernel with N / (256 * L * 4) blocks for L = 8, 16 (each
+     (d) fewer partials: the ticket row's kernel with N / (256 * L * 4) blocks for L = 8, 16 (each
            thread makes L 16-byte loads), with 4 loads in flight (the library's loop) and with 8
      (e) epoch-tagged partials, no ticket: every block stores {float bits, launch tag} as one
            8-byte word; block 0, after its own work, polls them until each carries this launch's
            tag, folds and writes; the tag is a device counter that block 0 advances at the end
+           (the prototype of (a)'s tail, with block 0 as the poller)
 
    Each variant's result is checked against (a) on the start of the buffer before the timing and
    again after it (a mismatch prints MISMATCH and the program exits 1); (a) is checked against
@@ -26,13 +32,16 @@
    201 calls, every variant taking turns call by call, inputs rotated through an 8 GiB buffer so
    that L2 holds nothing of a call's input; the whole measurement three times, the tables give
    the median of the three medians. The time between the events includes the host's launch
-   work (the GPU idles until the launch arrives): (a) pays its argument checks there and the
-   copy does not, the cluster rows pay cudaLaunchKernelEx (cluster 1 measures that, with its
-   barriers, against the copy).
+   work (the GPU idles until the launch arrives): (a) pays its argument checks there and
+   "(a) bare" and the ticket row do not, the cluster rows pay cudaLaunchKernelEx (cluster 1
+   measures that, with its barriers, against the ticket row). After the tables, the host time
+   per call (no GPU time: launches queued without waiting) of warpred_device_sum, of a bare
+   launch of its kernel and of cudaGetDevice alone.
 
    Usage: bench_tail [csv path]   (run by `make bench`)
           bench_tail --profile E   (a few calls of each variant at N = 2^E, for ncu) */
 #include <math.h>
+#include <time.h>
 #include <cooperative_groups.h>
 #include <warpred/device_reduce.cuh>
 #include "bench_util.h"
@@ -148,7 +157,7 @@ __device__ __forceinline__ void ticket_tail(float v, unsigned slot, unsigned cou
     }
 }
 
-/* copy and (d): the library's structure; the grid decides how many partials there are. */
+/* the ticket row and (d): the former library's structure; the grid decides how many partials there are. */
 template <int U>
 __global__ void __launch_bounds__(THREADS) k_ticket(const float4 *__restrict__ in, size_t nv, float *partials, unsigned *counter, float *out)
 {
@@ -275,7 +284,11 @@ __global__ void __launch_bounds__(THREADS) k_epoch(const float4 *__restrict__ in
    host side
    ------------------------------------------------------------------------------------------ */
 
-enum kind { K_LIBRARY, K_CEILING, K_COPY, K_CLUSTER, K_FEWER, K_EPOCH };
+/* The kernel warpred_device_sum launches for floats (an internal name of device_reduce.cuh). */
+static void (*const lib_kernel)(const float *, size_t, warpred_grid_scratch, float *, warpred_op_sum, warpred_xf_identity) =
+    warpred__device_reduce_kernel<float, float, warpred_op_sum, warpred_xf_identity>;
+
+enum kind { K_LIBRARY, K_CEILING, K_COPY, K_CLUSTER, K_FEWER, K_EPOCH, K_LIB_BARE };
 
 typedef struct {
     const char *name;
@@ -287,7 +300,7 @@ typedef struct {
 static const variant_desc VARIANTS_DESC[] = {
     {"(a) warpred_device_sum", K_LIBRARY, 0, 4},
     {"(b) read ceiling", K_CEILING, 0, 4},
-    {"copy of (a) (own ticket code)", K_COPY, 0, 4},
+    {"ticket tail (former (a))", K_COPY, 0, 4},
     {"(c) cluster 1 (control)", K_CLUSTER, 1, 4},
     {"(c) cluster 2", K_CLUSTER, 2, 4},
     {"(c) cluster 4", K_CLUSTER, 4, 4},
@@ -298,6 +311,7 @@ static const variant_desc VARIANTS_DESC[] = {
     {"(d) L=8 (8 in flight)", K_FEWER, 8, 8},
     {"(d) L=16 (8 in flight)", K_FEWER, 16, 8},
     {"(e) epoch tags (block 0 polls)", K_EPOCH, 0, 4},
+    {"(a) bare (kernel, no host path)", K_LIB_BARE, 0, 4},
 };
 enum { NV = sizeof VARIANTS_DESC / sizeof VARIANTS_DESC[0], V_LIBRARY = 0, V_CEILING = 1 };
 
@@ -453,6 +467,7 @@ static void tail_once(void *p)
     case K_CEILING: k_read<<<c->blocks, THREADS>>>(x, nv, c->out); break;
     case K_CLUSTER: BCHECK(launch_cluster(s->param, c, x)); break;
     case K_EPOCH: k_epoch<<<c->blocks, THREADS>>>(x, nv, c->words, c->epoch, c->out); break;
+    case K_LIB_BARE: lib_kernel<<<c->blocks, THREADS>>>((const float *)x, c->n, c->dev->plan.scratch, c->out, warpred_op_sum(), warpred_xf_identity()); break;
     default:
         if (s->in_flight == 8) k_ticket<8><<<c->blocks, THREADS>>>(x, nv, c->partials, c->counter, c->out);
         else k_ticket<4><<<c->blocks, THREADS>>>(x, nv, c->partials, c->counter, c->out);
@@ -572,6 +587,54 @@ static void ctx_free(tail_ctx *c)
     BCHECK(cudaFree(c->counter));
 }
 
+static double host_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+enum { HOST_BATCH = 256, HOST_BATCHES = 21 };
+enum host_what { H_LIBRARY, H_BARE, H_GET_DEVICE, H_WHATS };
+static const char *const host_what_name[] = {"warpred_device_sum", "bare launch of its kernel", "cudaGetDevice alone"};
+
+/* Host microseconds per call, median over batches of HOST_BATCH calls queued without waiting
+   (the queue holds them all; the GPU's work is waited for between batches, untimed), N = 2^20. */
+static double host_us_per_call(tail_ctx *c, enum host_what what)
+{
+    double per[HOST_BATCHES];
+    const size_t n = (size_t)1 << 20;
+    const unsigned blocks = warpred_device_blocks(&c->dev->plan, n, sizeof(float));
+    const float *x = (const float *)c->buf;
+    int device = 0;
+    for (int b = 0; b < HOST_BATCHES; b++) {
+        BCHECK(cudaDeviceSynchronize());
+        const double t0 = host_now_us();
+        for (int i = 0; i < HOST_BATCH; i++) {
+            switch (what) {
+            case H_LIBRARY: BCHECK(warpred_device_sum(&c->dev->plan, x, n, c->out)); break;
+            case H_BARE: lib_kernel<<<blocks, THREADS>>>(x, n, c->dev->plan.scratch, c->out, warpred_op_sum(), warpred_xf_identity()); break;
+            default: BCHECK(cudaGetDevice(&device));
+            }
+        }
+        per[b] = (host_now_us() - t0) / HOST_BATCH;
+    }
+    BCHECK(cudaGetLastError());
+    BCHECK(cudaDeviceSynchronize());
+    qsort(per, HOST_BATCHES, sizeof per[0], cmp_double);
+    return per[HOST_BATCHES / 2];
+}
+
+static void print_host_cost(tail_ctx *c, FILE *csv)
+{
+    double us[H_WHATS];
+    for (int w = 0; w < H_WHATS; w++) us[w] = host_us_per_call(c, (enum host_what)w);
+    printf("\nhost time per call (us; median of %d batches of %d calls queued without waiting, N = 2^20): "
+           "%s %.3f, %s %.3f (the library's host path: %+.3f), %s %.3f\n",
+           HOST_BATCHES, HOST_BATCH, host_what_name[0], us[0], host_what_name[1], us[1], us[0] - us[1], host_what_name[2], us[2]);
+    for (int w = 0; w < H_WHATS; w++) fprintf(csv, "tail_host,\"float sum\",\"%s\",%zu,%.4f,,us host\n", host_what_name[w], (size_t)1 << 20, us[w]);
+}
+
 static void print_device(const device_info *dev)
 {
     cudaDeviceProp prop;
@@ -666,6 +729,7 @@ static int run_bench(const char *csv_path)
         printf("\n");
     }
     printf("\n(issue #10 target: the library at >= 1.3x CUB at 2^14..2^22; CUB 3.0.1 measured ~13.6 us at 2^20)\n");
+    print_host_cost(&c, csv);
     if (bad) printf("\nbench_tail: %d MISMATCH(ES) above: a variant computed a wrong sum\n", bad);
     else printf("\nresults: every variant agrees with (a) within %.0e relative at every N, before and after the timing\n", TOLERANCE);
 
