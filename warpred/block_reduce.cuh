@@ -73,21 +73,17 @@
    previous call's last read of them.
 
    COST  Scalars (blocks of more than 32 threads): every thread beyond the first warp stores
-   its value and passes two barriers: __syncthreads() (a __syncthreads_or for float/double
-   min/max, which also asks whether any value is a NaN or a zero), then named barrier
-   WARPRED_BLOCK_BARRIER, on which it waits until warp 0 has read the cells. Warp 0 does not
-   wait there: it folds its columns (N / 32 - 1 loads and operations per lane, in flight
-   together), only arrives, and runs one shuffle tree (one redux.sync for int sums on sm_80+).
-   _allreduce: warp 0 arrives after writing the result, which everyone then reads. Against
-   cub::BlockReduce in a tight loop on an H100: `make bench` (bench_block). Compound values:
-   a shuffle tree in every warp, a barrier, the warp results folded by thread 0 (up to 16) or
-   by warp 0, a second barrier. Blocks of up to 32 threads only shuffle.
+   its value and passes two __syncthreads() (the first a __syncthreads_or for float/double
+   min/max, which also asks whether any value is a NaN or a zero). Warp 0 folds its columns
+   (N / 32 - 1 loads and operations per lane, up to 8 loads in flight) and runs one shuffle
+   tree (one redux.sync for int sums on sm_80+); the second barrier follows its last loads, so
+   the other warps wait only for those, and warp 0's fold and tree come after it.
+   _allreduce: the second barrier follows the result's store, which everyone then reads.
+   Against cub::BlockReduce in a tight loop on an H100: `make bench` (bench_block). Compound
+   values: a shuffle tree in every warp, a barrier, the warp results folded by thread 0 (up to
+   16) or by warp 0, a second barrier. Blocks of up to 32 threads only shuffle.
 
    CONFIGURATION  (define before including; the same in every file of a program)
-     WARPRED_BLOCK_BARRIER      the named barrier (1..15, default 15) that the scalar fold uses
-                                besides barrier 0 (__syncthreads). Pick another if your own
-                                code uses barrier 15 with bar.arrive, or with fewer threads than
-                                the whole block, around the calls.
      WARPRED_BLOCK_MAX_THREADS  the largest block (33..1024, default 1024) that calls without a
                                 compile-time size: the scalar cells hold that many threads
                                 (checked with assert). Lower it to save shared memory.
@@ -100,12 +96,6 @@
 
 #include "warp_reduce.cuh"
 
-#ifndef WARPRED_BLOCK_BARRIER
-#  define WARPRED_BLOCK_BARRIER 15
-#endif
-#if WARPRED_BLOCK_BARRIER < 1 || WARPRED_BLOCK_BARRIER > 15
-#  error "warpred: WARPRED_BLOCK_BARRIER must be 1..15 (barrier 0 is __syncthreads)"
-#endif
 #ifndef WARPRED_BLOCK_MAX_THREADS
 #  define WARPRED_BLOCK_MAX_THREADS 1024
 #endif
@@ -206,10 +196,10 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
    Every thread of warps 1.. stores its value in a cell; after one barrier, lane L of warp 0
    folds its own value with the cells of threads L + 32, L + 64, ... (a column: consecutive
    lanes read consecutive cells, no bank conflicts), left to right, and warp 0's shuffle tree
-   finishes. One warp shuffles instead of all of them. The second synchronization is a named
-   barrier that only warps 1.. wait on: warp 0 arrives (bar.arrive, no wait) once it has read
-   every cell (Broadcast: once it has written the result), so warp 0 goes straight on to its
-   tree and to the caller, and the next call's stores into the cells come after its reads. */
+   finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's last
+   cell loads (issued, not yet used): the other warps wait there only for those loads, and warp
+   0 folds and shuffles after it while they return to the caller and may store their next
+   values. _allreduce: the second barrier follows the result's store into the last cell. */
 
 /* cells for the threads beyond the first warp, then one for the broadcast result */
 template <typename T, int Cells>
@@ -219,16 +209,6 @@ __device__ __forceinline__ T *warpred__rake_cells(void)
     return reinterpret_cast<T *>(raw);
 }
 
-/* Barrier WARPRED_BLOCK_BARRIER among `threads` threads (a multiple of 32): wait, or only arrive. */
-__device__ __forceinline__ void warpred__named_sync(int threads)
-{
-    asm volatile("bar.sync %0, %1;" ::"n"(WARPRED_BLOCK_BARRIER), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void warpred__named_arrive(int threads)
-{
-    asm volatile("bar.arrive %0, %1;" ::"n"(WARPRED_BLOCK_BARRIER), "r"(threads) : "memory");
-}
-
 /* Plain: no input is a NaN or a zero (float/double min/max only), so the plain step is exact. */
 template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warpred__rake_step(Op op, T a, T b)
 {
@@ -236,55 +216,70 @@ template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warp
     else return op(a, b);
 }
 
-/* r, then column[0], column[32], ..., column[32 * (K - 1)], left to right; all loads first. */
-template <int K, bool Plain, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_column(T r, const T *column, Op op)
-{
-    T c[K > 0 ? K : 1];
-#pragma unroll
-    for (int k = 0; k < K; k++) c[k] = column[32 * k];
-#pragma unroll
-    for (int k = 0; k < K; k++) r = warpred__rake_step<Plain>(op, r, c[k]);
-    return r;
-}
-
-/* The same with k known only at run time (the lanes of one warp may differ by one). */
+/* r, then c[0], ..., c[m - 1] (m <= 8), left to right. */
 template <bool Plain, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_column_n(T r, const T *column, Op op, int k)
+__device__ __forceinline__ T warpred__rake_fold(T r, const T *c, int m, Op op)
 {
-    int i = 0;
-    for (; i + 4 <= k; i += 4) r = warpred__rake_column<4, Plain>(r, column + 32 * i, op);
-    for (; i < k; i++) r = warpred__rake_step<Plain>(op, r, column[32 * i]);
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        if (i < m) r = warpred__rake_step<Plain>(op, r, c[i]);
     return r;
 }
 
-/* Lane `lane` of warp 0: its value folded with its column. Whole blocks of whole warps take
-   code for their size (at compile time, or by a uniform switch on the common sizes). */
-template <bool Plain, int BlockThreads, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_lane(T v, const T *cells, Op op, int nthreads, int counted, int lane)
+/* r, then the first 8 * batches cells of a column, 8 loads in flight at a time (more would
+   cost registers: 1024 threads leave 64 per thread). */
+template <bool Plain, typename T, typename Op>
+__device__ __forceinline__ T warpred__rake_batches(T r, const T *column, int batches, Op op)
 {
-    const T *column = cells + lane;
-    if (counted == nthreads && nthreads % 32 == 0) {
-        if constexpr (BlockThreads != 0) {
-            return warpred__rake_column<BlockThreads / 32 - 1, Plain>(v, column, op);
-        } else {
-            switch (nthreads) {
-            case 64: return warpred__rake_column<1, Plain>(v, column, op);
-            case 128: return warpred__rake_column<3, Plain>(v, column, op);
-            case 256: return warpred__rake_column<7, Plain>(v, column, op);
-            case 512: return warpred__rake_column<15, Plain>(v, column, op);
-            case 1024: return warpred__rake_column<31, Plain>(v, column, op);
-            default: break;
-            }
-        }
+#pragma unroll 1
+    for (int b = 0; b < batches; b++) {
+        T c[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) c[i] = column[32 * (8 * b + i)];
+        r = warpred__rake_fold<Plain>(r, c, 8, op);
     }
-    return warpred__rake_column_n<Plain>(v, column, op, lane < counted ? (counted - 1 - lane) >> 5 : 0);
+    return r;
+}
+
+/* Warp 0 folds its columns, K cells each (-1: known only at run time, counted - 1 - lane over
+   32), around the second barrier; every thread of the block calls (the barrier is inside). */
+template <int K, bool Broadcast, int NCells, typename T, typename Op>
+__device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int counted, bool plain)
+{
+    typedef warpred__tree<T, Op> Tree;
+    const int k = K >= 0 ? K : (tid < counted ? (counted - 1 - tid) >> 5 : 0);
+    const int batches = k > 8 ? (k - 1) >> 3 : 0, m = k - 8 * batches; /* the last m (1..8) after the barrier */
+    T r = v, c[8];
+    if (tid < 32) {
+        const T *column = cells + tid;
+        if constexpr (Tree::fast_minmax)
+            r = plain ? warpred__rake_batches<true>(r, column, batches, op) : warpred__rake_batches<false>(r, column, batches, op);
+        else
+            r = warpred__rake_batches<false>(r, column, batches, op);
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            if (i < m) c[i] = column[32 * (8 * batches + i)];
+    }
+    if constexpr (!Broadcast) __syncthreads(); /* every cell load issued: the cells are free */
+    if (tid < 32) {
+        if constexpr (Tree::fast_minmax) r = plain ? warpred__rake_fold<true>(r, c, m, op) : warpred__rake_fold<false>(r, c, m, op);
+        else r = warpred__rake_fold<false>(r, c, m, op);
+        r = warpred__warp_reduce_prefix<false>(r, op, 32, counted < 32 ? counted : 32);
+        if (Broadcast && tid == 0) cells[NCells] = r;
+    }
+    if constexpr (Broadcast) {
+        __syncthreads();
+        r = cells[NCells];
+    }
+    return r;
 }
 
 /* The values of threads 0..counted-1 of a block of nthreads (> 32) threads, every thread
    calling. Result in thread 0 (Broadcast: in every thread). Float/double min/max: the first
    barrier (__syncthreads_or) also tells whether any counted value is a NaN or a zero; when
-   none is (almost always), the column folds take the plain step, and the tree its plain path. */
+   none is (almost always), the column folds take the plain step, and the tree its plain path.
+   Whole blocks of whole warps take code for their size (at compile time, or by a uniform
+   switch on the common sizes: each case holds its own barrier, which the whole block takes). */
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int counted)
 {
@@ -292,31 +287,26 @@ __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int c
     constexpr int ncells = (BlockThreads != 0 ? BlockThreads : WARPRED_BLOCK_MAX_THREADS) - 32;
     T *cells = warpred__rake_cells<T, ncells>();
     const int tid = warpred__block_thread_rank();
-    const int arrivals = (nthreads + 31) & ~31; /* a partial warp counts whole */
-    WARPRED_ASSERT(nthreads <= ncells + 32);    /* WARPRED_BLOCK_MAX_THREADS */
+    WARPRED_ASSERT(nthreads <= ncells + 32); /* WARPRED_BLOCK_MAX_THREADS */
     if (tid >= 32 && tid < counted) cells[tid - 32] = v;
     bool plain = false;
     if constexpr (Tree::fast_minmax) plain = !__syncthreads_or(tid < counted && Tree::maybe_nan_or_zero(v));
     else __syncthreads();
-    if (tid >= 32) {
-        warpred__named_sync(arrivals); /* warp 0 has read the cells (and written the result) */
-        return Broadcast ? cells[ncells] : v;
+    if (counted == nthreads && nthreads % 32 == 0) {
+        if constexpr (BlockThreads != 0) {
+            return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+        } else {
+            switch (nthreads) {
+            case 64: return warpred__rake<1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 128: return warpred__rake<3, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 256: return warpred__rake<7, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 512: return warpred__rake<15, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 1024: return warpred__rake<31, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            default: break;
+            }
+        }
     }
-    T r;
-    if constexpr (Tree::fast_minmax) {
-        r = plain ? warpred__rake_lane<true, BlockThreads>(v, cells, op, nthreads, counted, tid)
-                  : warpred__rake_lane<false, BlockThreads>(v, cells, op, nthreads, counted, tid);
-    } else {
-        (void)plain;
-        r = warpred__rake_lane<false, BlockThreads>(v, cells, op, nthreads, counted, tid);
-    }
-    if constexpr (!Broadcast) warpred__named_arrive(arrivals); /* r holds every cell read */
-    r = warpred__warp_reduce_prefix<Broadcast>(r, op, 32, counted < 32 ? counted : 32);
-    if constexpr (Broadcast) {
-        if (tid == 0) cells[ncells] = r;
-        warpred__named_arrive(arrivals);
-    }
-    return r;
+    return warpred__rake<-1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
 }
 
 /* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block
