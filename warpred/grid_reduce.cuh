@@ -274,9 +274,11 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
 template <typename T> struct warpred__tagged_layout {
     enum {
         stride = WARPRED__TAGGED_STRIDE(sizeof(T)), /* words per slot */
-        /* slots polled together per thread: 4 words at most (8 took the float-max and double-sum
-           kernels of device_reduce.cuh from 32 to 40 registers, a block per SM less) */
-        in_flight = stride == 1 ? 4 : stride <= 4 ? 4 / stride : 1,
+        /* slots polled together per thread: 2 one-word slots, else 1. Registers decide: with the
+           block layer of e84e34f, 4 one-word slots took device_reduce.cuh's float-max and int-sum
+           kernels from 32 to 40 registers and 2 two-word slots its double sum from 40 to 48 (a
+           block per SM less each time); these fit where the ticket tail did (32, 32, 32, 40). */
+        in_flight = stride == 1 ? 2 : 1,
         by_warp_per_lane = 2 * in_flight /* up to this many slots per lane, warp 0 folds alone */
     };
     static_assert(stride == 1 || stride % 2 == 0, "warpred: slots of more than one word are 16-byte pairs");
