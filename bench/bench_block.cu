@@ -136,6 +136,113 @@ __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iter
     }
 }
 
+/* ---- raking prototypes (bench_block --rake): where the second barrier of a self-contained
+   raking block sum costs. Scalar sums, whole warps, 1D blocks. Each stores threads 32.. into
+   cells, one barrier, then warp 0 folds its columns and shuffles; they differ in how the next
+   call's stores are kept off cells warp 0 has not read yet:
+     P_LIB      the library (second __syncthreads right after warp 0's loads)
+     P_FOLD     second __syncthreads after warp 0's column fold, before its tree
+     P_ARRIVE   warp 0 bar.arrive on named barrier 1 after its fold, the others bar.sync there
+     P_DB       the caller's cells, alternating between two (as CUB with two TempStorage): no
+                second barrier
+     P_CUB_SYNC cub::BlockReduce raking, one TempStorage and a __syncthreads() after each call */
+enum { P_LIB, P_FOLD, P_ARRIVE, P_DB, P_CUB_RAKE, P_CUB_SYNC, PV };
+static const char *const proto_variant[] = {"library", "bar after fold", "named arrive", "caller double buffer", "CUB raking (2 storages)",
+                                            "CUB raking + sync"};
+
+template <int BS, typename T> __device__ __forceinline__ T proto_tree(T r)
+{
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) r = r + __shfl_down_sync(0xffffffffu, r, o);
+    return r;
+}
+
+template <int BS, int Mode, typename T> __device__ __forceinline__ T proto_rake(T *cells, T v)
+{
+    constexpr int K = BS / 32 - 1;
+    const int tid = threadIdx.x;
+    if (tid >= 32) cells[tid - 32] = v;
+    __syncthreads();
+    T r = v;
+    if constexpr (Mode == P_ARRIVE) {
+        if (tid < 32) {
+#pragma unroll
+            for (int k = 0; k < K; k++) r = r + cells[tid + 32 * k];
+            asm volatile("bar.arrive 1, %0;" ::"n"(BS) : "memory");
+            r = proto_tree<BS>(r);
+        } else {
+            asm volatile("bar.sync 1, %0;" ::"n"(BS) : "memory");
+        }
+        return r;
+    } else {
+        if (tid < 32) {
+#pragma unroll
+            for (int k = 0; k < K; k++) r = r + cells[tid + 32 * k];
+        }
+        if constexpr (Mode == P_FOLD) __syncthreads();
+        if (tid < 32) r = proto_tree<BS>(r);
+        return r;
+    }
+}
+
+template <typename T, int V, int BS> struct proto_call {
+    typedef T storage[BS - 32];
+    static __device__ __forceinline__ T run(storage &s, T v)
+    {
+        if constexpr (V == P_LIB) return (void)s, warpred_block_reduce<BS>(v, warpred_op_sum());
+        else if constexpr (V == P_DB) return proto_rake<BS, P_DB>(s, v);
+        else {
+            __shared__ T mine[BS - 32];
+            return (void)s, proto_rake<BS, V>(mine, v);
+        }
+    }
+};
+template <typename T, int BS, int V> struct proto_call_cub {
+    typedef cub::BlockReduce<T, BS, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY> R;
+    typedef typename R::TempStorage storage;
+    static __device__ __forceinline__ T run(storage &s, T v)
+    {
+        if constexpr (V == P_CUB_RAKE) {
+            return R(s).Sum(v);
+        } else {
+            __shared__ storage one;
+            const T r = R(one).Sum(v);
+            __syncthreads();
+            return (void)s, r;
+        }
+    }
+};
+template <typename T, int BS> struct proto_call<T, P_CUB_RAKE, BS> : proto_call_cub<T, BS, P_CUB_RAKE> {};
+template <typename T, int BS> struct proto_call<T, P_CUB_SYNC, BS> : proto_call_cub<T, BS, P_CUB_SYNC> {};
+
+template <typename T, int V, int BS, bool Chain>
+__global__ void __launch_bounds__(BS) k_proto(const T *in, T *out, T s, int iters)
+{
+    typedef proto_call<T, V, BS> C;
+    __shared__ typename C::storage tmp[K_TP];
+    const size_t g = blockIdx.x * (size_t)BS + threadIdx.x, G = (size_t)gridDim.x * BS;
+    if constexpr (Chain) {
+        const T x = in[g];
+        T r = x;
+        for (int i = 0; i < iters; i++) r = C::run(tmp[i & 1], chain_next(x, r, s));
+        out[g] = r;
+    } else {
+        T x[K_TP], acc[K_TP];
+#pragma unroll
+        for (int k = 0; k < K_TP; k++) x[k] = in[g + k * G], acc[k] = T();
+        T step = T();
+        for (int i = 0; i < iters; i++) {
+#pragma unroll
+            for (int k = 0; k < K_TP; k++) acc[k] = acc_add(acc[k], C::run(tmp[k], acc_add(x[k], step)));
+            step = acc_add(step, (T)1);
+        }
+        T total = acc[0];
+#pragma unroll
+        for (int k = 1; k < K_TP; k++) total = acc_add(total, acc[k]);
+        out[g] = total;
+    }
+}
+
 /* ---- warp level ---- */
 
 enum { W_ALL, W_CG, W_LT_TREE, W_RED, W_CUB, W_PROTO_HW, W_PROTO_CMP, WV };
@@ -298,6 +405,48 @@ static int time_row(bench_env *e, launch_fn *fns, int count, const void *s, int 
     return bad;
 }
 
+template <typename T, int V, int BS, bool Chain> static void launch_proto(unsigned blocks, const void *in, void *out, const void *s, int iters)
+{
+    k_proto<T, V, BS, Chain><<<blocks, BS>>>((const T *)in, (T *)out, *(const T *)s, iters);
+}
+
+template <typename T, int BS, bool Chain> static void proto_row(bench_env *e, const char *type)
+{
+    launch_fn fns[PV] = {launch_proto<T, P_LIB, BS, Chain>, launch_proto<T, P_FOLD, BS, Chain>, launch_proto<T, P_ARRIVE, BS, Chain>,
+                         launch_proto<T, P_DB, BS, Chain>, launch_proto<T, P_CUB_RAKE, BS, Chain>, launch_proto<T, P_CUB_SYNC, BS, Chain>};
+    const T s = chain_scale<T>(OP_SUM, BS);
+    const int iters = Chain ? chain_iters(BS) : chain_iters(BS) / 2;
+    const double reductions = (double)e->blocks * iters * (Chain ? 1 : K_TP);
+    double rate[PV];
+    float us[PV];
+    const int bad = time_row<T>(e, fns, PV, &s, iters, reductions, Chain ? -1 : same_type<T, int>::value, rate, us);
+    printf("| %-6s | %-10s | %4d |", type, Chain ? "latency" : "throughput", BS);
+    for (int v = 0; v < PV; v++) printf(" %8.3f |", rate[v]);
+    printf("%s\n", bad ? " MISMATCH" : "");
+    for (int v = 0; v < PV; v++)
+        fprintf(e->csv, "block_proto,\"%s sum %s\",\"%s\",%d,%.3f,%.4f,G reductions/s\n", type, Chain ? "latency" : "throughput",
+                proto_variant[v], BS, us[v], rate[v]);
+}
+
+template <typename T> __global__ void k_fill(T *x, size_t n);
+
+static void proto_table(bench_env *e, size_t n)
+{
+    printf("raking prototypes, G block sums/s:\n| type   | loop       | BS   |");
+    for (int v = 0; v < PV; v++) printf(" %s |", proto_variant[v]);
+    printf("\n");
+    k_fill<float><<<1024, 256>>>((float *)e->in, n);
+    proto_row<float, 256, false>(e, "float");
+    proto_row<float, 256, true>(e, "float");
+    proto_row<float, 1024, false>(e, "float");
+    proto_row<float, 1024, true>(e, "float");
+    k_fill<int><<<1024, 256>>>((int *)e->in, n);
+    proto_row<int, 256, false>(e, "int");
+    proto_row<int, 256, true>(e, "int");
+    proto_row<int, 1024, false>(e, "int");
+    proto_row<int, 1024, true>(e, "int");
+}
+
 static double max2(double a, double b) { return a > b ? a : b; }
 
 /* One row of the block table: the four variants at BS threads. */
@@ -438,6 +587,12 @@ int main(int argc, char **argv)
     BCHECK(cudaMalloc(&e.in, n * sizeof(double)));
     BCHECK(cudaMalloc(&e.out, n * sizeof(double)));
     if (argc > 1 && strcmp(argv[1], "--profile") == 0) return profile(&e, n);
+    if (argc > 1 && strcmp(argv[1], "--rake") == 0) {
+        e.csv = bench_csv_open(argc > 2 ? argv[2] : "bench_block_rake.csv");
+        proto_table(&e, n);
+        fclose(e.csv);
+        return e.mismatches ? 1 : 0;
+    }
     e.csv = bench_csv_open(argc > 1 ? argv[1] : "bench_block.csv");
     printf("warpred block and warp reductions vs CUB %d.%d.%d on %s (%d SMs), %u blocks per launch\n"
            "G reductions/s; median of %d launches after %d warm-ups, variants interleaved; throughput loop: %d independent\n"
