@@ -56,17 +56,6 @@ typedef struct warpred_grid_scratch {
 /* The status word's bits. */
 #define WARPRED_GRID_STATUS_OVERFLOW 1u /* a launch had more blocks than capacity */
 
-/* Internal: the scratch of warpred__grid_reduce_tagged (grid_reduce.cuh), which
-   warpred_device_plan_create (device_reduce.cuh) allocates with
-   warpred__grid_scratch_create_tagged. `partials` is an array of `capacity` 8-byte words, each
-   (launch tag << 32) | 32 bits of a value; a value of B bytes takes WARPRED__TAGGED_STRIDE(B)
-   words per block (one for up to 4 bytes, else 2 * ceil(B / 8): the words of 16-byte vector
-   accesses). `counter` has four words: [0] unused, [1] status, [2] the epoch (the tag of the
-   last launch that used the words), [3] unused. All zero at creation. */
-#define WARPRED__TAGGED_STRIDE(bytes) ((bytes) <= 4u ? 1u : 2u * (((bytes) + 7u) / 8u))
-#define WARPRED__GRID_EPOCH 2        /* index of the epoch word in counter */
-#define WARPRED__TAGGED_COUNTER_WORDS 4
-
 #ifndef __CUDACC_RTC__
 #include <stddef.h>
 #include <cuda_runtime_api.h>
@@ -77,16 +66,34 @@ static inline size_t warpred_grid_scratch_bytes(unsigned capacity, size_t elem_s
     return (size_t)capacity * elem_size;
 }
 
-/* Both allocations, the counter zeroed (and the partials too when zero_partials); on error
-   nothing stays allocated, *s stays zeroed and *why says why. */
-static inline cudaError_t warpred__grid_scratch_alloc(warpred_grid_scratch *s, unsigned capacity, size_t partial_bytes,
-                                                      unsigned counter_words, int zero_partials, const char **why)
+/* Allocates partials for `capacity` blocks and a zeroed counter, and waits for the zeroing
+   (a synchronization of the default stream, as any allocation may be). Returns cudaSuccess, or
+   an error code with *why (when why is not NULL) set to a message; on error nothing stays
+   allocated and *s is zeroed. */
+static inline cudaError_t warpred_grid_scratch_create(warpred_grid_scratch *s, unsigned capacity, size_t elem_size,
+                                                      const char **why)
 {
-    cudaError_t err = cudaMalloc(&s->partials, partial_bytes);
-    if (err == cudaSuccess) err = cudaMalloc((void **)&s->counter, counter_words * sizeof(unsigned));
-    if (err == cudaSuccess) err = cudaMemset(s->counter, 0, counter_words * sizeof(unsigned));
-    if (err == cudaSuccess && zero_partials) err = cudaMemset(s->partials, 0, partial_bytes);
-    /* cudaMemset may return before the memory is set: finish before any stream may launch */
+    const char *ignored;
+    cudaError_t err;
+    if (!why) why = &ignored;
+    *why = "no error";
+    if (!s) {
+        *why = "warpred_grid_scratch_create: s is NULL";
+        return cudaErrorInvalidValue;
+    }
+    s->partials = NULL;
+    s->counter = NULL;
+    s->capacity = 0;
+    if (capacity == 0 || elem_size == 0) {
+        *why = "warpred_grid_scratch_create: capacity and elem_size must be at least 1";
+        return cudaErrorInvalidValue;
+    }
+    err = cudaMalloc(&s->partials, warpred_grid_scratch_bytes(capacity, elem_size));
+    if (err == cudaSuccess) err = cudaMalloc((void **)&s->counter, 2 * sizeof(unsigned));
+    if (err == cudaSuccess) err = cudaMemset(s->counter, 0, 2 * sizeof(unsigned));
+    /* cudaMemset runs in the default stream and may return before the counter is zero; a
+       kernel launched next into a stream created with cudaStreamNonBlocking is not ordered
+       after the default stream and could read the ticket before the zeroing: wait for it here */
     if (err == cudaSuccess) err = cudaStreamSynchronize(0);
     if (err != cudaSuccess) {
         *why = cudaGetErrorString(err);
@@ -98,55 +105,6 @@ static inline cudaError_t warpred__grid_scratch_alloc(warpred_grid_scratch *s, u
     }
     s->capacity = capacity;
     return cudaSuccess;
-}
-
-/* The checks every create shares: NULL when *s may be filled in (zeroed now), else the message. */
-static inline const char *warpred__grid_scratch_check(warpred_grid_scratch *s, unsigned capacity, size_t elem_size, const char *null_msg,
-                                                      const char *zero_msg)
-{
-    if (!s) return null_msg;
-    s->partials = NULL;
-    s->counter = NULL;
-    s->capacity = 0;
-    if (capacity == 0 || elem_size == 0) return zero_msg;
-    return NULL;
-}
-
-/* Allocates partials for `capacity` blocks and a zeroed counter. Returns cudaSuccess, or an
-   error code with *why (when why is not NULL) set to a message; on error nothing stays
-   allocated and *s is zeroed. */
-static inline cudaError_t warpred_grid_scratch_create(warpred_grid_scratch *s, unsigned capacity, size_t elem_size,
-                                                      const char **why)
-{
-    const char *ignored;
-    if (!why) why = &ignored;
-    *why = warpred__grid_scratch_check(s, capacity, elem_size, "warpred_grid_scratch_create: s is NULL",
-                                       "warpred_grid_scratch_create: capacity and elem_size must be at least 1");
-    if (*why) return cudaErrorInvalidValue;
-    *why = "no error";
-    return warpred__grid_scratch_alloc(s, capacity, warpred_grid_scratch_bytes(capacity, elem_size), 2, 0, why);
-}
-
-/* Internal (warpred_device_plan_create): the scratch of warpred__grid_reduce_tagged for `blocks`
-   blocks with values of up to value_bytes bytes: capacity = blocks * WARPRED__TAGGED_STRIDE(value_bytes)
-   words, all zero (every word's tag 0: no launch's, since the first launch's tag is 1), and
-   WARPRED__TAGGED_COUNTER_WORDS zeroed counter words. Errors as warpred_grid_scratch_create. */
-static inline cudaError_t warpred__grid_scratch_create_tagged(warpred_grid_scratch *s, unsigned blocks, size_t value_bytes,
-                                                              const char **why)
-{
-    const char *ignored;
-    size_t words;
-    if (!why) why = &ignored;
-    *why = warpred__grid_scratch_check(s, blocks, value_bytes, "warpred_device_plan_create: plan is NULL",
-                                       "warpred_device_plan_create: blocks and value_bytes must be at least 1");
-    if (*why) return cudaErrorInvalidValue;
-    *why = "no error";
-    words = (size_t)blocks * WARPRED__TAGGED_STRIDE(value_bytes);
-    if (words > 0xffffffffu) {
-        *why = "warpred_device_plan_create: value_bytes is too large";
-        return cudaErrorInvalidValue;
-    }
-    return warpred__grid_scratch_alloc(s, (unsigned)words, words * 8u, WARPRED__TAGGED_COUNTER_WORDS, 1, why);
 }
 
 /* cudaErrorInvalidValue with a message if a launch since the last check had more blocks than
