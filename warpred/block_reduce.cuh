@@ -76,8 +76,8 @@
    its value and passes two __syncthreads() (the first a __syncthreads_or for float/double
    min/max, which also asks whether any value is a NaN or a zero). Warp 0 folds its columns
    (N / 32 - 1 loads and operations per lane, up to 8 loads in flight) and runs one shuffle
-   tree (one redux.sync for int sums on sm_80+); the second barrier follows its last loads, so
-   the other warps wait only for those, and warp 0's fold and tree come after it.
+   tree (one redux.sync for int sums on sm_80+); the second barrier follows its column folds,
+   so the other warps wait only for those, and warp 0's tree comes after it.
    _allreduce: the second barrier follows the result's store, which everyone then reads.
    Against cub::BlockReduce in a tight loop on an H100: `make bench` (bench_block). Compound
    values: a shuffle tree in every warp, a barrier, the warp results folded by thread 0 (up to
@@ -196,10 +196,10 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
    Every thread of warps 1.. stores its value in a cell; after one barrier, lane L of warp 0
    folds its own value with the cells of threads L + 32, L + 64, ... (a column: consecutive
    lanes read consecutive cells, no bank conflicts), left to right, and warp 0's shuffle tree
-   finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's last
-   cell loads (issued, not yet used): the other warps wait there only for those loads, and warp
-   0 folds and shuffles after it while they return to the caller and may store their next
-   values. _allreduce: the second barrier follows the result's store into the last cell. */
+   finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's
+   column folds: the other warps wait there only for those, and warp 0's tree runs after it
+   while they return to the caller and may store their next values. _allreduce: the second
+   barrier follows the result's store into the last cell. */
 
 /* cells for the threads beyond the first warp, then one for the broadcast result */
 template <typename T, int Cells>
@@ -242,28 +242,32 @@ __device__ __forceinline__ T warpred__rake_batches(T r, const T *column, int bat
 }
 
 /* Warp 0 folds its columns, K cells each (-1: known only at run time, counted - 1 - lane over
-   32), around the second barrier; every thread of the block calls (the barrier is inside). */
+   32), then the second barrier (the cells are free again), then warp 0's tree; every thread of
+   the block calls (the barriers are inside). */
 template <int K, bool Broadcast, int NCells, typename T, typename Op>
 __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int counted, bool plain)
 {
     typedef warpred__tree<T, Op> Tree;
     const int k = K >= 0 ? K : (tid < counted ? (counted - 1 - tid) >> 5 : 0);
-    const int batches = k > 8 ? (k - 1) >> 3 : 0, m = k - 8 * batches; /* the last m (1..8) after the barrier */
-    T r = v, c[8];
+    const int batches = k > 8 ? (k - 1) >> 3 : 0, m = k - 8 * batches; /* full batches of 8, then the last m (1..8) */
+    T r = v;
     if (tid < 32) {
         const T *column = cells + tid;
         if constexpr (Tree::fast_minmax)
             r = plain ? warpred__rake_batches<true>(r, column, batches, op) : warpred__rake_batches<false>(r, column, batches, op);
         else
             r = warpred__rake_batches<false>(r, column, batches, op);
+        T c[8];
 #pragma unroll
         for (int i = 0; i < 8; i++)
             if (i < m) c[i] = column[32 * (8 * batches + i)];
-    }
-    if constexpr (!Broadcast) __syncthreads(); /* every cell load issued: the cells are free */
-    if (tid < 32) {
         if constexpr (Tree::fast_minmax) r = plain ? warpred__rake_fold<true>(r, c, m, op) : warpred__rake_fold<false>(r, c, m, op);
         else r = warpred__rake_fold<false>(r, c, m, op);
+    }
+    /* Reduce: the cells are free once warp 0 has folded them. (Measured on an H100: a barrier
+       right after the loads, before the fold, halved the rate of a tight loop.) */
+    if constexpr (!Broadcast) __syncthreads();
+    if (tid < 32) {
         r = warpred__warp_reduce_prefix<false>(r, op, 32, counted < 32 ? counted : 32);
         if (Broadcast && tid == 0) cells[NCells] = r;
     }
