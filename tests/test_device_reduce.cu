@@ -4,10 +4,9 @@
    exact when accumulated in double), min/max/_num with NaN and +-0 at random positions, 1-, 2-
    and 8-byte inputs, transforms, identities for n = 0, bitwise determinism, 50 calls on one plan
    with no reset, CUDA graph capture and replay, the argument errors and their messages (no GPU
-   needed), and n above 2^31. The tail (epoch-tagged partials): back-to-back calls through one
-   plan whose grids go from one block to a full wave and back and whose types change (stale
-   tags of larger grids and other layouts stay in the scratch), graphs replayed between direct
-   calls, and the tag's refresh at 2^31 and its wrap at 2^32 (the epoch set by hand). */
+   needed), and n above 2^31. Back-to-back calls through one plan whose grids go from one
+   block to a full wave and back and whose types change (partials of larger grids and other
+   types stay in the scratch), and graphs replayed between direct calls. */
 #include <warpred/device_reduce.cuh>
 #if __has_include(<warpred/op_argminmax.cuh>)
 #  include <warpred/op_argminmax.cuh>
@@ -800,7 +799,8 @@ static void test_graph_capture(void **state)
 }
 
 /* ------------------------------------------------------------------------------------------
-   the tail: epoch-tagged partials under grids, types and layouts that change from call to call
+   one plan under grids and types that change from call to call (the tail: where the blocks'
+   values meet, the ticket counter and the partials, shared by every call)
    ------------------------------------------------------------------------------------------ */
 
 /* An n that gives exactly `blocks` blocks for elements of elem_bytes (the last one partly
@@ -812,7 +812,7 @@ static size_t n_for_blocks(unsigned blocks, size_t elem_bytes)
     return (blocks - 1) * per_block + 1 + wt_rand32() % per_block;
 }
 
-/* Shared inputs of the tail tests: floats that are small integers (every partial sum of up to
+/* Shared inputs of these tests: floats that are small integers (every partial sum of up to
    2^22 of them is exact in float: |sum| <= 2 * 2^22 < 2^24) and doubles k * 2^-30 (every partial
    sum exact), with prefix sums of their integers for O(1) references. */
 typedef struct {
@@ -957,10 +957,11 @@ static size_t tk_elem_bytes(int kind) { return kind == TK_DOUBLE || kind == TK_W
 
 /* Back-to-back calls through one plan, BATCH queued at a time with no wait in between (each
    into its own poisoned output), then all checked: the grid goes from one block to a full wave
-   and back, and the kind (float sum: 1-word slots; double sum: 2; argmax: 4; welford: 6;
-   rsum's accumulator: 8) changes from call to call, so every call's slots hold words of
-   earlier, larger grids and of other layouts. */
-static void test_tail_grids_and_types_alternate(void **state)
+   and back, and the kind (partials of 4 bytes for the float sum, 8 for the double sum, 16 for
+   argmax, 24 for welford, and rsum's accumulator) changes from call to call, so every call's
+   partials lie over bytes of earlier, larger grids and of other types, and the ticket counter
+   must be back at zero after every grid size. */
+static void test_grids_and_types_alternate(void **state)
 {
     WT_NEED_GPU(state);
     warpred_device_plan *plan = plan_new(0);
@@ -999,7 +1000,7 @@ static void test_tail_grids_and_types_alternate(void **state)
 /* A graph of three captured calls (float sum over a full wave, double sum over three blocks,
    and rsum or a float sum over one block) replayed five times, the input changed before each
    replay and direct calls of other sizes and types through the same plan in between (they
-   advance the same epoch); two replays queued back to back, then checked. Every result of
+   share its ticket counter and partials); two replays queued back to back, then checked. Every result of
    every replay is checked. */
 static void test_graph_replays_between_direct_calls(void **state)
 {
@@ -1040,68 +1041,6 @@ static void test_graph_replays_between_direct_calls(void **state)
     WT_CUDA(cudaGraphExecDestroy(exec));
     WT_CUDA(cudaGraphDestroy(graph));
     WT_CUDA(cudaStreamDestroy(stream));
-    plan_free(plan);
-}
-
-/* White box (the layout of grid_scratch.h's WARPRED__TAGGED_* and grid_reduce.cuh's WRAP):
-   the epoch set by hand just before 2^31 and before 2^32. A launch of more than one block
-   advances it by one, a one-block launch or n = 0 leaves it; the launch whose tag has its low
-   31 bits zero leaves every word of the scratch with its tag; results stay right across it.
-   Before, every word gets a wrong value with the tag of the launch after the refresh: had the
-   refresh not happened, that launch could take them for its own. */
-static unsigned read_epoch(const warpred_device_plan *plan)
-{
-    unsigned e;
-    wt_to_host(&e, plan->scratch.counter + WARPRED__GRID_EPOCH, sizeof e);
-    return e;
-}
-
-static void test_tail_epoch_refresh_and_wrap(void **state)
-{
-    WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
-    tail_data t;
-    tail_data_init(&t, plan);
-    tail_data_fill(&t);
-    const size_t words = plan->scratch.capacity;
-    unsigned long long *w = (unsigned long long *)wt_host_alloc(words * sizeof *w);
-    unsigned char *d_out = (unsigned char *)wt_dev_alloc(TK_SLOT), got[TK_SLOT];
-    const unsigned starts[] = {0x7ffffffeu, 0xfffffffeu};
-    for (int s = 0; s < 2; s++) {
-        const unsigned e0 = starts[s];
-        WT_CUDA(cudaMemcpy(plan->scratch.counter + WARPRED__GRID_EPOCH, &e0, sizeof e0, cudaMemcpyHostToDevice));
-        for (size_t i = 0; i < words; i++) w[i] = (unsigned long long)(e0 + 3u) << 32 | 0x7fc00bad; /* a NaN of a value */
-        wt_to_dev(plan->scratch.partials, w, words * sizeof *w);
-        /* tag e0 + 1, two blocks; then one block and n = 0: no tag */
-        const tail_call steps[] = {{TK_FLOAT, 1, n_for_blocks(2, 4)}, {TK_FLOAT, 0, n_for_blocks(1, 4)}, {TK_DOUBLE, 0, 0},
-                                   /* tag e0 + 2: the refresh, over three blocks of 2-word slots */
-                                   {TK_DOUBLE, 3, n_for_blocks(3, 8)},
-                                   /* tags e0 + 3, e0 + 4: full waves */
-                                   {TK_FLOAT, 2, n_for_blocks(plan->max_blocks, 4)}, {TK_DOUBLE, 1, n_for_blocks(plan->max_blocks, 8)}};
-        const unsigned epoch_after[] = {e0 + 1, e0 + 1, e0 + 1, e0 + 2, e0 + 3, e0 + 4};
-        for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
-            wt_poison(d_out, TK_SLOT);
-            if (steps[k].n == 0) {
-                WT_CUDA(warpred_device_sum(plan, (const double *)NULL, 0, (double *)d_out));
-            } else {
-                tail_launch(plan, &t, &steps[k], d_out, 0);
-            }
-            WT_CUDA(cudaDeviceSynchronize());
-            WT_LAUNCHED();
-            if (steps[k].n > 0) {
-                wt_to_host(got, d_out, sizeof got);
-                tail_check(&t, &steps[k], got, s ? "near 2^32, step" : "near 2^31, step", k);
-            }
-            const unsigned e = read_epoch(plan);
-            if (e != epoch_after[k]) fail_msg("start %08x, step %d: epoch %08x, expected %08x", e0, k, e, epoch_after[k]);
-            if (k == 3) { /* the refresh: every word carries tag e0 + 2 now */
-                wt_to_host(w, plan->scratch.partials, words * sizeof *w);
-                for (size_t i = 0; i < words; i++)
-                    if ((unsigned)(w[i] >> 32) != e0 + 2)
-                        fail_msg("start %08x: after the launch with tag %08x, word %zu of %zu has tag %08x", e0, e0 + 2, i, words, (unsigned)(w[i] >> 32));
-            }
-        }
-    }
     plan_free(plan);
 }
 
@@ -1217,9 +1156,8 @@ int main(void)
         WT_TEST(test_bitwise_deterministic),
         WT_TEST(test_many_calls_no_reset),
         WT_TEST(test_graph_capture),
-        WT_TEST(test_tail_grids_and_types_alternate),
+        WT_TEST(test_grids_and_types_alternate),
         WT_TEST(test_graph_replays_between_direct_calls),
-        WT_TEST(test_tail_epoch_refresh_and_wrap),
 #ifdef WT_HAVE_ARGMINMAX
         WT_TEST(test_argmax_through_transform),
 #endif

@@ -37,10 +37,8 @@
          current device: room for one partial per block of a full wave, each of up to
          value_bytes bytes (0: 64 bytes, enough for every scalar and single compound value;
          a tuple of compound values may need more: the call then fails with a message).
-         Partials are kept as tagged 8-byte words (THE TAIL), so the scratch takes 8 bytes per
-         block for values of up to 4 bytes, else 16 * ceil(value_bytes / 8) bytes per block
-         (the default: 128; 1056 blocks on an H100: 135 KB). It is zeroed here, once, and the
-         call waits for that (a synchronization, as with any create).
+         The scratch's counter is zeroed here, once, and the call waits for that (a
+         synchronization, as with any create).
      warpred_device_reduce(&plan, in, n, out, op, f, stream = 0, &why = NULL)
          *out = op over f(in[i], i), i in [0, n). The accumulator and *out have the type R of
          out: f's result converts to R (so float input, double out and warpred_xf_identity
@@ -100,23 +98,9 @@
    data to an address with another remainder modulo 16 may change the last bits of a float sum.
 
    STREAMS AND GRAPHS  Everything happens in `stream`: no synchronization, no allocation, no
-   memset per call, so a call can be captured in a CUDA graph and the graph replayed. The
-   kernel's launch tag is not an argument: it lives in the plan's scratch (device memory) and
-   each launch advances it itself, so every replay of a captured call, and calls with other n,
-   types and operations through the same plan, find a fresh tag. The plan holds one scratch:
-   calls through one plan must not run at the same time (one stream, or streams ordered by
-   events; two graphs that replay concurrently need a plan each).
-
-   THE TAIL  Each block reduces its threads' values (warpred_block_reduce) and its thread 0
-   stores the block's value with the launch's tag into the block's own slot of the plan's
-   scratch, every 8-byte word of the slot carrying the tag beside 32 bits of the value. The
-   last block, once done with its own elements, polls the slots until each carries this
-   launch's tag, folds them in an order fixed by the grid size, writes *out and advances the
-   tag. No atomic, no fence, no counter to reset: tags of earlier launches (of any size or type)
-   never match, and every 2^31 launches the last block re-tags the whole scratch so that 32-bit
-   tags never come round to a stale word (grid_reduce.cuh, warpred__grid_reduce_tagged, has the
-   memory-order and deadlock-freedom arguments). Only the last block waits, and the grid is at
-   most one wave, so every block it waits for is running.
+   memset per call, so a call can be captured in a CUDA graph and the graph replayed. The plan
+   holds one scratch: calls through one plan must not run at the same time (one stream, or
+   streams ordered by events; two graphs that replay concurrently need a plan each).
 
    ERRORS  cudaErrorInvalidValue for: plan or out NULL, a plan not created (or destroyed), in
    NULL with n > 0, in not aligned to its type, R (or the operation's accumulator) larger than
@@ -132,15 +116,12 @@
    COST  One launch of blocks of WARPRED_DEVICE_THREADS (256) threads, at most one wave of the
    kernel at hand (a transform or value type that needs more registers than the float sum fits
    fewer blocks per SM, and gets fewer; the occupancy is asked once per kernel); below that,
-   one block per 4096 elements of 4 bytes (4 loads of 16 bytes per thread). On an H100
-   (`make bench`, 2026-11-21), float sum: 7.6 us at 2^10, 9.6 us at 2^20 (1.27x CUB's
-   DeviceReduce::Sum), 354 us at 2^28 (99.4% of a plain read kernel); int sum, float max and
-   double sum within a few percent of that; 1.0-1.5x CUB from 2^10 to 2^26. (Those figures are
-   of the ticket tail that preceded THE TAIL above; in bench_tail its prototype was 1.07-1.13x
-   faster at 2^14..2^22. `make bench` gives the current ones.)
+   one block per 4096 elements of 4 bytes (4 loads of 16 bytes per thread). The blocks' values
+   meet in warpred_grid_reduce (grid_reduce.cuh): the last block to finish folds them.
+   (figures: README, `make bench`)
    On the host a call costs the argument checks (compares), one cudaGetDevice (to refuse a
    plan of another device: the current device may change between calls, so it cannot be
-   cached) and the launch itself; the kernel's occupancy is asked once per kernel and device
+   cached) and cudaLaunchKernel; the kernel's occupancy is asked once per kernel and device
    and kept in a static. bench_tail prints the host time per call beside a bare launch.
 
    This header needs grid_reduce.cuh, grid_scratch.h, block_reduce.cuh, warp_reduce.cuh and
@@ -299,10 +280,12 @@ warpred__device_reduce_kernel(const T *__restrict__ in, size_t n, warpred_grid_s
                   "warpred_device_reduce: the input type must have 1, 2, 4 or 8 bytes");
     typedef typename warpred__device_acc<Op, R>::type A;
     const A acc = warpred__device_thread_reduce<T, A>(in, n, op, f);
-    A total;
-    if (warpred__grid_reduce_tagged<WARPRED_DEVICE_THREADS>(acc, op, scratch, warpred__grid_launch_tag(scratch), total)) {
-        if constexpr (warpred__absorbs<Op>::value) *out = Op::template finish<R>(total);
-        else *out = total;
+    if constexpr (warpred__absorbs<Op>::value) {
+        /* the accumulator lands in partial 0 (read already by the last block), then converts */
+        A *slot = (A *)scratch.partials;
+        if (warpred_grid_reduce<WARPRED_DEVICE_THREADS>(acc, op, scratch, slot)) *out = Op::template finish<R>(*slot);
+    } else {
+        warpred_grid_reduce<WARPRED_DEVICE_THREADS>(acc, op, scratch, out);
     }
 }
 
@@ -319,8 +302,7 @@ template <typename R, typename Op> __global__ void warpred__device_identity_kern
 #include <cuda_runtime.h>
 
 typedef struct warpred_device_plan {
-    warpred_grid_scratch scratch; /* tagged partials (grid_scratch.h: warpred__grid_scratch_create_tagged):
-                                     max_blocks slots for values of up to value_bytes each, and the epoch */
+    warpred_grid_scratch scratch; /* partials: max_blocks values of up to value_bytes each */
     unsigned max_blocks;          /* blocks of the float-sum kernel resident on the device at once */
     unsigned value_bytes;         /* the largest reduced value this plan serves */
     int device;                   /* the device the scratch lives on */
@@ -354,9 +336,7 @@ static inline cudaError_t warpred_device_plan_create(warpred_device_plan *plan, 
     plan->max_blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per_sm > 0 ? per_sm : 1);
     plan->device = device;
     plan->sms = (unsigned)(sms > 0 ? sms : 1);
-    /* epoch-tagged slots (grid_reduce.cuh, warpred__grid_reduce_tagged): max_blocks slots of
-       the largest value, every word and the epoch zeroed here, once */
-    err = warpred__grid_scratch_create_tagged(&plan->scratch, plan->max_blocks, plan->value_bytes, why);
+    err = warpred_grid_scratch_create(&plan->scratch, plan->max_blocks, plan->value_bytes, why);
     if (err != cudaSuccess) memset(plan, 0, sizeof *plan);
     return err;
 }
