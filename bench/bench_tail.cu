@@ -1,30 +1,33 @@
 /* bench/bench_tail.cu - an experiment on the tail of the device-wide float sum (issue #10, item 3).
 
-   With the ticket tail it had until 0.2.0's development (store a partial, take a ticket with an
-   atom.acq_rel.gpu, the last block folds and resets the counter), warpred_device_sum spent about
-   2 us per call above the read ceiling at 2^20..2^22 on an H100. This program times, side by
-   side in one run, ways to shorten that tail, each written here as its own small kernel. The
-   winner of the first run, (e), is now the library's tail (warpred__grid_reduce_tagged in
-   grid_reduce.cuh, with the last block polling instead of block 0), so (a) IS the tagged
-   design; the other rows stay as the experiment's record and controls:
+   warpred_device_sum spends about 2 us per call above the read ceiling at 2^20..2^22 on an H100:
+   the block reduction, the partial's store, the ticket atomic (atom.acq_rel.gpu), the last
+   block's fold and the write. This program times, side by side in one run, ways to shorten that
+   tail, each written here as its own small kernel (nothing in warpred/ changes):
 
-     (a) the library: warpred_device_sum (epoch-tagged partials, the last block polls)
+     (a) the library: warpred_device_sum (the ticket tail of warpred_grid_reduce)
      (a) bare  the library's kernel launched directly with <<< >>> and the library's grid: no
            argument checks, no cudaGetDevice; (a) against it is the library's host path
      (b) the read ceiling: k_read of bench_device.h with the library's grid (loads only)
-     ticket  the former library's structure written anew (thread loop as device_reduce.cuh,
-           block reduce by warpred_block_reduce<256>, partial + atom.acq_rel.gpu ticket, the last
-           block folds): what (a) was before the tagged tail
      (c) cluster pre-fold: clusters of 1 (a control for the launch with a cluster attribute and
            the barriers), 2, 4, 8, 16 blocks (16: non-portable, if the device accepts it); the
            blocks of a cluster store their block totals into the shared memory of the cluster's
            rank 0 (distributed shared memory), which alone stores a partial and takes the ticket
-     (d) fewer partials: the ticket row's kernel with N / (256 * L * 4) blocks for L = 8, 16 (each
-           thread makes L 16-byte loads), with 4 loads in flight (the library's loop) and with 8
+     (d) fewer partials: k_ticket (the library's structure written anew: thread loop as
+           device_reduce.cuh, block reduce by warpred_block_reduce<256>, partial + ticket, the
+           last block folds) with N / (256 * L * 4) blocks for L = 8, 16 (each thread makes L
+           16-byte loads), with 4 loads in flight (the library's loop) and with 8
      (e) epoch-tagged partials, no ticket: every block stores {float bits, launch tag} as one
            8-byte word; block 0, after its own work, polls them until each carries this launch's
            tag, folds and writes; the tag is a device counter that block 0 advances at the end
-           (the prototype of (a)'s tail, with block 0 as the poller)
+
+   (e) was tried in the library (warpred_device_reduce's tail on tagged partials, the last block
+   polling; 17547e8 .. b452e56) and taken out again. On the H100, same run, float sum, us per
+   call at 2^14/16/18/20/22/24: the tagged library 8.54 / 8.67 / 8.83 / 9.92 / 14.30 / 30.14,
+   the ticket tail 8.83 / 8.83 / 8.90 / 9.76 / 13.98 / 29.73: no gain beyond the noise (about
+   +-3%), for a polling wait, tag wrap handling (a re-tagging every 2^31 launches), a scratch of
+   tagged words (135 KB) and a white-box test. The library kept the ticket tail; (e) stays here
+   as the experiment's row.
 
    Each variant's result is checked against (a) on the start of the buffer before the timing and
    again after it (a mismatch prints MISMATCH and the program exits 1); (a) is checked against
@@ -33,8 +36,8 @@
    that L2 holds nothing of a call's input; the whole measurement three times, the tables give
    the median of the three medians. The time between the events includes the host's launch
    work (the GPU idles until the launch arrives): (a) pays its argument checks there and
-   "(a) bare" and the ticket row do not, the cluster rows pay cudaLaunchKernelEx (cluster 1
-   measures that, with its barriers, against the ticket row). After the tables, the host time
+   "(a) bare" and the bench's own kernels do not, the cluster rows pay cudaLaunchKernelEx
+   (cluster 1 measures that, with its barriers, against "(a) bare"). After the tables, the host time
    per call (no GPU time: launches queued without waiting) of warpred_device_sum, of a bare
    launch of its kernel and of cudaGetDevice alone.
 
@@ -157,7 +160,7 @@ __device__ __forceinline__ void ticket_tail(float v, unsigned slot, unsigned cou
     }
 }
 
-/* the ticket row and (d): the former library's structure; the grid decides how many partials there are. */
+/* (d): the library's structure; the grid decides how many partials there are. */
 template <int U>
 __global__ void __launch_bounds__(THREADS) k_ticket(const float4 *__restrict__ in, size_t nv, float *partials, unsigned *counter, float *out)
 {
@@ -288,7 +291,7 @@ __global__ void __launch_bounds__(THREADS) k_epoch(const float4 *__restrict__ in
 static void (*const lib_kernel)(const float *, size_t, warpred_grid_scratch, float *, warpred_op_sum, warpred_xf_identity) =
     warpred__device_reduce_kernel<float, float, warpred_op_sum, warpred_xf_identity>;
 
-enum kind { K_LIBRARY, K_CEILING, K_COPY, K_CLUSTER, K_FEWER, K_EPOCH, K_LIB_BARE };
+enum kind { K_LIBRARY, K_CEILING, K_CLUSTER, K_FEWER, K_EPOCH, K_LIB_BARE };
 
 typedef struct {
     const char *name;
@@ -300,7 +303,6 @@ typedef struct {
 static const variant_desc VARIANTS_DESC[] = {
     {"(a) warpred_device_sum", K_LIBRARY, 0, 4},
     {"(b) read ceiling", K_CEILING, 0, 4},
-    {"ticket tail (former (a))", K_COPY, 0, 4},
     {"(c) cluster 1 (control)", K_CLUSTER, 1, 4},
     {"(c) cluster 2", K_CLUSTER, 2, 4},
     {"(c) cluster 4", K_CLUSTER, 4, 4},
@@ -441,7 +443,6 @@ static unsigned variant_blocks(const device_info *d, int v, size_t n)
     }
     case K_FEWER:
         return at_most(n / ((size_t)THREADS * s->param * 4), s->in_flight == 8 ? d->resident_ticket8 : d->resident_ticket4);
-    case K_COPY: return at_most(lib, d->resident_ticket4);
     case K_EPOCH: return at_most(lib, d->resident_epoch);
     default: return lib; /* the library's own grid (its kernel caps it the same way) */
     }
