@@ -8,6 +8,7 @@
    Member layouts exercised: all-float (12 bytes), float/int/double/float (24 with padding),
    __half/int/__half (12 with padding: small members beside larger ones), int/unsigned/long long,
    double/__nv_bfloat16. */
+#include <float.h>
 #include <warpred/op_tuple.cuh>
 #include <warpred/warp_reduce.cuh>
 #include <warpred/block_reduce.cuh>
@@ -497,7 +498,8 @@ static void test_grid(void **state)
 }
 
 /* ------------------------------------------------------------------------------------------
-   a tuple member has the bits of a separate call with its op; helpers and identity
+   a tuple member has the bits of a separate call with its op (block level: float sums within
+   rounding, see below); helpers and identity
    ------------------------------------------------------------------------------------------ */
 
 /* level 0: warp allreduce; 1: block reduce (run-time size); 2: block allreduce_valid */
@@ -554,7 +556,20 @@ static void test_same_bits_as_separate_calls(void **state)
         for (size_t i = 0; i < n; i++) {
             if (wt_is_poison(t[i])) continue;
             written++;
-            if (!wt_tup<T_mixed4>::equal(t[i], s[i]))
+            /* Block level: a float sum member folds in the compound order (block_reduce.cuh, ORDER
+               OF FLOAT SUMS) and a scalar rakes, so it may differ in the last bits, within the
+               rounding of two orders of at most 1024 values; the other members are exact. */
+            bool same = wt_tup<T_mixed4>::equal(t[i], s[i]);
+            if (!same && cases[c].level > 0) {
+                const size_t first = i / nthreads * nthreads;
+                const int counted = cases[c].valid ? cases[c].valid : nthreads;
+                double magnitude = 0;
+                for (int k = 0; k < counted; k++) magnitude += fabs((double)in[first + k].v0);
+                T_mixed4 u = t[i];
+                u.v0 = s[i].v0;
+                same = wt_tup<T_mixed4>::equal(u, s[i]) && fabs((double)t[i].v0 - (double)s[i].v0) <= 2 * 1024 * FLT_EPSILON * magnitude;
+            }
+            if (!same)
                 fail_msg("level %d (block size %d, valid %d), thread %zu: tuple (%.9g, %d, %.17g, %.9g) vs separate calls "
                          "(%.9g, %d, %.17g, %.9g)", cases[c].level, nthreads, cases[c].valid, i, (double)t[i].v0, t[i].v1, t[i].v2,
                          (double)t[i].v3, (double)s[i].v0, s[i].v1, s[i].v2, (double)s[i].v3);

@@ -29,12 +29,14 @@
    (This snippet is compiled and checked in tests/test_tuple.cu.)
 
    SEMANTICS  Member i of the result follows Oi's rules (NaN, -0, wrapping) exactly. At warp
-   and block level it has the very bits that reducing member i alone with Oi gives at the same
-   shape: the warp trees run each member on its own path (float/double min/max members keep
-   the one-instruction step and the vote at the end) and the block folds a tuple of scalars as
-   it folds a scalar. The grid layer loads fewer partials of a large value at once, so there a
-   float sum member may differ from a separate grid reduction in the last bits (it is still
-   deterministic). Identity: the tuple of the members' identities (a float sum member's is +0,
+   level it has the very bits that reducing member i alone with Oi gives at the same shape:
+   the warp trees run each member on its own path (float/double min/max members keep the
+   one-instruction step and the vote at the end). At block and grid level integer, min/max and
+   bitwise members still equal separate calls (their results do not depend on the order),
+   while a float sum member may differ from a separate call in the last bits: a block folds a
+   tuple by warp partials and a lone scalar by raking (block_reduce.cuh, ORDER OF FLOAT SUMS;
+   raking a tuple would take a shared-memory cell of the whole tuple per thread), and the grid
+   layer loads fewer partials of a large value at once. Every result is still deterministic. Identity: the tuple of the members' identities (a float sum member's is +0,
    so warpred_device_reduce over only -0 gives +0 there, where warpred_device_sum gives -0).
 
    COST  A tuple saves latency (the members' shuffles overlap) and, at block level, barriers;
