@@ -15,8 +15,9 @@
    Each takes an optional first template argument, the block size when it is known at compile
    time: warpred_block_reduce<256>(v, op). It must equal blockDim.x * blockDim.y * blockDim.z
    (checked with assert). Without it (the default, 0) the size is read from blockDim at run
-   time. Both give the same bits. With it the column fold (see COST) is unrolled and the
-   shared memory fits the size (see SHARED MEMORY).
+   time; the code then branches (uniformly) to code for 64, 128, 256, 512 and 1024 threads.
+   Both give the same bits. With it the kernel's code is smaller and its shared memory fits
+   the size (see SHARED MEMORY).
 
    USAGE
        #include <warpred/block_reduce.cuh>
@@ -281,8 +282,8 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
    calling. Result in thread 0 (Broadcast: in every thread). Float/double min/max: the first
    barrier (__syncthreads_or) also tells whether any counted value is a NaN or a zero; when
    none is (almost always), the column folds take the plain step, and the tree its plain path.
-   A compile-time size of whole warps unrolls the column fold; otherwise each lane's column
-   length is worked out at run time (one code path for every size). */
+   Whole blocks of whole warps take code for their size (at compile time, or by a uniform
+   switch on the common sizes: each case holds its own barrier, which the whole block takes). */
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int counted)
 {
@@ -295,8 +296,20 @@ __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int c
     bool plain = false;
     if constexpr (Tree::fast_minmax) plain = !__syncthreads_or(tid < counted && Tree::maybe_nan_or_zero(v));
     else __syncthreads();
-    if constexpr (BlockThreads != 0 && BlockThreads % 32 == 0)
-        if (counted == nthreads) return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+    if (counted == nthreads && nthreads % 32 == 0) {
+        if constexpr (BlockThreads != 0) {
+            return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+        } else {
+            switch (nthreads) {
+            case 64: return warpred__rake<1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 128: return warpred__rake<3, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 256: return warpred__rake<7, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 512: return warpred__rake<15, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 1024: return warpred__rake<31, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            default: break;
+            }
+        }
+    }
     return warpred__rake<-1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
 }
 
