@@ -118,7 +118,8 @@
    fewer blocks per SM, and gets fewer; the occupancy is asked once per kernel); below that,
    one block per 4096 elements of 4 bytes (4 loads of 16 bytes per thread). The blocks' values
    meet in warpred_grid_reduce (grid_reduce.cuh): the last block to finish folds them.
-   (figures: README, `make bench`)
+   (figures: README, `make bench`; H100, 2026-11-21, float sum: 7.4 us at 2^10, 9.6 us
+   at 2^20 (1.38x CUB 3.0.1), 14.4 us at 2^22 (1.20x), 1402 us at 2^30 (99.9% of a read kernel))
    On the host a call costs the argument checks (compares), one cudaGetDevice (to refuse a
    plan of another device: the current device may change between calls, so it cannot be
    cached) and cudaLaunchKernel; the kernel's occupancy is asked once per kernel and device
