@@ -106,12 +106,12 @@ template <typename T, int BS, int Op> struct block_call<T, V_CUB_WR, BS, Op> : b
 template <typename T, int BS, int Op>
 struct block_call<T, V_CUB_RAKE, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY> {};
 
-/* Chain: one call site, 2 CUB storages alternating; throughput: one storage per reduction in flight. Thread 0 of each block
-   writes its result (the only thread that has it); every thread writes, so nothing is dead. */
-template <typename T, int V, int BS, int Op, bool Chain>
+/* The loops around one block reduction C (block_call, proto_call). Chain: one call site, 2 CUB storages alternating;
+   throughput: one storage per reduction in flight. Thread 0 of each block writes its result (the only thread that has
+   it); every thread writes, so nothing is dead. */
+template <typename C, typename T, int BS, bool Chain>
 __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iters)
 {
-    typedef block_call<T, V, BS, Op> C;
     __shared__ typename C::storage tmp[K_TP];
     const size_t g = blockIdx.x * (size_t)BS + threadIdx.x, G = (size_t)gridDim.x * BS;
     if constexpr (Chain) {
@@ -215,34 +215,6 @@ template <typename T, int BS, int V> struct proto_call_cub {
 template <typename T, int BS> struct proto_call<T, P_CUB_RAKE, BS> : proto_call_cub<T, BS, P_CUB_RAKE> {};
 template <typename T, int BS> struct proto_call<T, P_CUB_SYNC, BS> : proto_call_cub<T, BS, P_CUB_SYNC> {};
 
-template <typename T, int V, int BS, bool Chain>
-__global__ void __launch_bounds__(BS) k_proto(const T *in, T *out, T s, int iters)
-{
-    typedef proto_call<T, V, BS> C;
-    __shared__ typename C::storage tmp[K_TP];
-    const size_t g = blockIdx.x * (size_t)BS + threadIdx.x, G = (size_t)gridDim.x * BS;
-    if constexpr (Chain) {
-        const T x = in[g];
-        T r = x;
-        for (int i = 0; i < iters; i++) r = C::run(tmp[i & 1], chain_next(x, r, s));
-        out[g] = r;
-    } else {
-        T x[K_TP], acc[K_TP];
-#pragma unroll
-        for (int k = 0; k < K_TP; k++) x[k] = in[g + k * G], acc[k] = T();
-        T step = T();
-        for (int i = 0; i < iters; i++) {
-#pragma unroll
-            for (int k = 0; k < K_TP; k++) acc[k] = acc_add(acc[k], C::run(tmp[k], acc_add(x[k], step)));
-            step = acc_add(step, (T)1);
-        }
-        T total = acc[0];
-#pragma unroll
-        for (int k = 1; k < K_TP; k++) total = acc_add(total, acc[k]);
-        out[g] = total;
-    }
-}
-
 /* ---- warp level ---- */
 
 enum { W_ALL, W_CG, W_LT_TREE, W_RED, W_CUB, W_PROTO_HW, W_PROTO_CMP, WV };
@@ -325,7 +297,7 @@ typedef void (*launch_fn)(unsigned blocks, const void *in, void *out, const void
 
 template <typename T, int V, int BS, int Op, bool Chain> static void launch_block(unsigned blocks, const void *in, void *out, const void *s, int iters)
 {
-    k_block<T, V, BS, Op, Chain><<<blocks, BS>>>((const T *)in, (T *)out, *(const T *)s, iters);
+    k_block<block_call<T, V, BS, Op>, T, BS, Chain><<<blocks, BS>>>((const T *)in, (T *)out, *(const T *)s, iters);
 }
 template <typename T, int V, int Op, bool Chain> static void launch_warp(unsigned blocks, const void *in, void *out, const void *s, int iters)
 {
@@ -407,7 +379,7 @@ static int time_row(bench_env *e, launch_fn *fns, int count, const void *s, int 
 
 template <typename T, int V, int BS, bool Chain> static void launch_proto(unsigned blocks, const void *in, void *out, const void *s, int iters)
 {
-    k_proto<T, V, BS, Chain><<<blocks, BS>>>((const T *)in, (T *)out, *(const T *)s, iters);
+    k_block<proto_call<T, V, BS>, T, BS, Chain><<<blocks, BS>>>((const T *)in, (T *)out, *(const T *)s, iters);
 }
 
 template <typename T, int BS, bool Chain> static void proto_row(bench_env *e, const char *type)
