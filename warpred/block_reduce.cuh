@@ -153,7 +153,7 @@ template <bool Broadcast, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthreads, int counted)
 {
     const int tid = warpred__block_thread_rank();
-    if (counted == nthreads && nthreads % 32 == 0) { /* every warp full: known at compile time for the specialized sizes */
+    if (counted == nthreads && nthreads % 32 == 0) { /* every warp full */
         v = warpred__warp_reduce_prefix<false>(v, op, 32, 32);
         if ((tid & 31) == 0) slots[tid >> 5] = v;
     } else {
@@ -226,19 +226,24 @@ __device__ __forceinline__ T warpred__rake_fold(T r, const T *c, int m, Op op)
     return r;
 }
 
-/* r, then the first 8 * batches cells of a column, 8 loads in flight at a time (more would
-   cost registers: 1024 threads leave 64 per thread). */
+/* r, then the first k cells of a column, left to right: full batches of 8, then the last m
+   (1..8); 8 loads in flight at a time (more would cost registers: 1024 threads leave 64 per
+   thread). */
 template <bool Plain, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_batches(T r, const T *column, int batches, Op op)
+__device__ __forceinline__ T warpred__rake_column(T r, const T *column, int k, Op op)
 {
+    const int batches = k > 8 ? (k - 1) >> 3 : 0, m = k - 8 * batches;
+    T c[8];
 #pragma unroll 1
     for (int b = 0; b < batches; b++) {
-        T c[8];
 #pragma unroll
         for (int i = 0; i < 8; i++) c[i] = column[32 * (8 * b + i)];
         r = warpred__rake_fold<Plain>(r, c, 8, op);
     }
-    return r;
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        if (i < m) c[i] = column[32 * (8 * batches + i)];
+    return warpred__rake_fold<Plain>(r, c, m, op);
 }
 
 /* Warp 0 folds its columns, K cells each (-1: known only at run time, counted - 1 - lane over
@@ -249,20 +254,11 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
 {
     typedef warpred__tree<T, Op> Tree;
     const int k = K >= 0 ? K : (tid < counted ? (counted - 1 - tid) >> 5 : 0);
-    const int batches = k > 8 ? (k - 1) >> 3 : 0, m = k - 8 * batches; /* full batches of 8, then the last m (1..8) */
     T r = v;
     if (tid < 32) {
         const T *column = cells + tid;
-        if constexpr (Tree::fast_minmax)
-            r = plain ? warpred__rake_batches<true>(r, column, batches, op) : warpred__rake_batches<false>(r, column, batches, op);
-        else
-            r = warpred__rake_batches<false>(r, column, batches, op);
-        T c[8];
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            if (i < m) c[i] = column[32 * (8 * batches + i)];
-        if constexpr (Tree::fast_minmax) r = plain ? warpred__rake_fold<true>(r, c, m, op) : warpred__rake_fold<false>(r, c, m, op);
-        else r = warpred__rake_fold<false>(r, c, m, op);
+        if constexpr (Tree::fast_minmax) r = plain ? warpred__rake_column<true>(r, column, k, op) : warpred__rake_column<false>(r, column, k, op);
+        else r = warpred__rake_column<false>(r, column, k, op);
     }
     /* Reduce: the cells are free once warp 0 has folded them. (Measured on an H100: a barrier
        right after the loads, before the fold, halved the rate of a tight loop.) */
