@@ -140,15 +140,23 @@ __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iter
    raking block sum costs. Scalar sums, whole warps, 1D blocks. Each stores threads 32.. into
    cells, one barrier, then warp 0 folds its columns and shuffles; they differ in how the next
    call's stores are kept off cells warp 0 has not read yet:
-     P_LIB      the library (second __syncthreads right after warp 0's loads)
+     P_LIB      the library (second __syncthreads after warp 0's column fold, its tree after that)
      P_FOLD     second __syncthreads after warp 0's column fold, before its tree
      P_ARRIVE   warp 0 bar.arrive on named barrier 1 after its fold, the others bar.sync there
      P_DB       the caller's cells, alternating between two (as CUB with two TempStorage): no
                 second barrier
+     P_DB_POPC  P_DB with __syncthreads_count (bar.red.popc) in place of __syncthreads: what a
+                barrier that also reduces costs
+     P_PARITY   a self-contained double buffer: two sets of cells, each thread keeping the set
+                its next call uses in a shared byte of its own, and __syncthreads_count telling
+                whether all threads agree (shared memory starts as garbage: when they do not,
+                the values are stored again into set 1 behind a second barrier). Tried for the
+                library and measured slower than P_FOLD: the reducing barrier and the byte cost
+                more than the second barrier they save.
      P_CUB_SYNC cub::BlockReduce raking, one TempStorage and a __syncthreads() after each call */
-enum { P_LIB, P_FOLD, P_ARRIVE, P_DB, P_CUB_RAKE, P_CUB_SYNC, PV };
-static const char *const proto_variant[] = {"library", "bar after fold", "named arrive", "caller double buffer", "CUB raking (2 storages)",
-                                            "CUB raking + sync"};
+enum { P_LIB, P_FOLD, P_ARRIVE, P_DB, P_DB_POPC, P_PARITY, P_CUB_RAKE, P_CUB_SYNC, PV };
+static const char *const proto_variant[] = {"library",      "bar after fold",         "named arrive",     "caller double buffer",
+                                            "db + bar.red", "own double buffer", "CUB raking (2 storages)", "CUB raking + sync"};
 
 template <int BS, typename T> __device__ __forceinline__ T proto_tree(T r)
 {
@@ -161,8 +169,33 @@ template <int BS, int Mode, typename T> __device__ __forceinline__ T proto_rake(
 {
     constexpr int K = BS / 32 - 1;
     const int tid = threadIdx.x;
+    if constexpr (Mode == P_PARITY) {
+        __shared__ T two[2][BS - 32];
+        __shared__ unsigned char par[BS];
+        const int set = par[tid] & 1;
+        T *c = two[set];
+        if (tid >= 32) c[tid - 32] = v;
+        const int ones = __syncthreads_count(set);
+        if (ones != 0 && ones != BS) {
+            c = two[1];
+            if (tid >= 32) c[tid - 32] = v;
+            __syncthreads();
+        }
+        T r = v;
+        if (tid < 32) {
+#pragma unroll
+            for (int k = 0; k < K; k++) r = r + c[tid + 32 * k];
+            r = proto_tree<BS>(r);
+        }
+        par[tid] = (unsigned char)(ones == 0);
+        return r;
+    }
     if (tid >= 32) cells[tid - 32] = v;
-    __syncthreads();
+    if constexpr (Mode == P_DB_POPC) {
+        if (__syncthreads_count(tid) == 12345) v += v;
+    } else {
+        __syncthreads();
+    }
     T r = v;
     if constexpr (Mode == P_ARRIVE) {
         if (tid < 32) {
@@ -190,7 +223,7 @@ template <typename T, int V, int BS> struct proto_call {
     static __device__ __forceinline__ T run(storage &s, T v)
     {
         if constexpr (V == P_LIB) return (void)s, warpred_block_reduce<BS>(v, warpred_op_sum());
-        else if constexpr (V == P_DB) return proto_rake<BS, P_DB>(s, v);
+        else if constexpr (V == P_DB || V == P_DB_POPC) return proto_rake<BS, V>(s, v);
         else {
             __shared__ T mine[BS - 32];
             return (void)s, proto_rake<BS, V>(mine, v);
@@ -352,10 +385,12 @@ template <typename T>
 static int time_row(bench_env *e, launch_fn *fns, int count, const void *s, int iters, double reductions_per_launch, int exact,
                     double *rate, float *us)
 {
-    run_ctx ctx[8];
-    void *ctxs[8];
-    bench_fn once[8];
-    float ms[8];
+    enum { MAXV = 16 };
+    run_ctx ctx[MAXV];
+    void *ctxs[MAXV];
+    bench_fn once[MAXV];
+    float ms[MAXV];
+    if (count > MAXV) abort();
     for (int v = 0; v < count; v++) {
         ctx[v] = (run_ctx){fns[v], e->blocks, e->in, e->out, s, iters};
         ctxs[v] = &ctx[v];
@@ -384,8 +419,9 @@ template <typename T, int V, int BS, bool Chain> static void launch_proto(unsign
 
 template <typename T, int BS, bool Chain> static void proto_row(bench_env *e, const char *type)
 {
-    launch_fn fns[PV] = {launch_proto<T, P_LIB, BS, Chain>, launch_proto<T, P_FOLD, BS, Chain>, launch_proto<T, P_ARRIVE, BS, Chain>,
-                         launch_proto<T, P_DB, BS, Chain>, launch_proto<T, P_CUB_RAKE, BS, Chain>, launch_proto<T, P_CUB_SYNC, BS, Chain>};
+    launch_fn fns[PV] = {launch_proto<T, P_LIB, BS, Chain>,     launch_proto<T, P_FOLD, BS, Chain>,     launch_proto<T, P_ARRIVE, BS, Chain>,
+                         launch_proto<T, P_DB, BS, Chain>,      launch_proto<T, P_DB_POPC, BS, Chain>,  launch_proto<T, P_PARITY, BS, Chain>,
+                         launch_proto<T, P_CUB_RAKE, BS, Chain>, launch_proto<T, P_CUB_SYNC, BS, Chain>};
     const T s = chain_scale<T>(OP_SUM, BS);
     const int iters = Chain ? chain_iters(BS) : chain_iters(BS) / 2;
     const double reductions = (double)e->blocks * iters * (Chain ? 1 : K_TP);
@@ -534,10 +570,12 @@ static int profile(bench_env *e, size_t n)
     profile_block<float, OP_SUM, 1024, true>(e);
     profile_block<float, OP_SUM, 1000, true>(e);
     profile_block<float, OP_MAX, 256, true>(e);
+    profile_block<float, OP_MAX, 256, false>(e);
     profile_warp<float, OP_MAX>(e);
     profile_warp<float, OP_MAX_NUM>(e);
     k_fill<int><<<1024, 256>>>((int *)e->in, n);
     profile_block<int, OP_SUM, 256, true>(e);
+    profile_block<int, OP_SUM, 256, false>(e);
     k_fill<double><<<1024, 256>>>((double *)e->in, n / 2);
     profile_block<double, OP_SUM, 256, true>(e);
     profile_block<double, OP_MAX, 256, true>(e);
