@@ -64,20 +64,21 @@
      - All threads pass the same op.
 
    SHARED MEMORY AND BACK-TO-BACK CALLS  static __shared__ arrays, one per value type (and
-   compile-time size); you declare nothing. Scalars: one cell per thread beyond the first warp,
-   plus one: (N - 31) * sizeof(T), N the compile-time size or else WARPRED_BLOCK_MAX_THREADS
-   (1024): 3972 bytes for float and 7944 for double without a size, 900 for float with <256>.
+   compile-time size); you declare nothing. Scalars: one cell per thread, plus one:
+   (N + 1) * sizeof(T), N the compile-time size or else WARPRED_BLOCK_MAX_THREADS (1024): 4100
+   bytes for float and 8200 for double without a size, 1028 for float with <256>.
    Compound values: 33 * sizeof(T) (792 bytes for warpred_welford<double>). Calls may follow
    each other directly or sit in a loop with no __syncthreads() of yours in between: a call's
    stores into the cells come after every thread has passed a barrier that follows the
    previous call's last read of them.
 
-   COST  Scalars (blocks of more than 32 threads): every thread beyond the first warp stores
-   its value and passes two __syncthreads() (the first a __syncthreads_or for float/double
-   min/max, which also asks whether any value is a NaN or a zero). Warp 0 folds its columns
-   (N / 32 - 1 loads and operations per lane, up to 8 loads in flight) and runs one shuffle
-   tree (one redux.sync for int sums on sm_80+); the second barrier follows its column folds,
-   so the other warps wait only for those, and warp 0's tree comes after it.
+   COST  Scalars (blocks of more than 32 threads): every thread stores its value and passes
+   two __syncthreads() (the first a __syncthreads_or for float/double min/max, which also asks
+   whether any value is a NaN or a zero). Warp 0 folds its columns (N / 32 - 1 loads and
+   operations per lane, up to 8 loads in flight; 4 for 8-byte types unless the compile-time
+   size is whole warps, which keeps the run-time kernels within fewer registers) and runs one
+   shuffle tree (one redux.sync for int sums on sm_80+); the second barrier follows its column
+   folds, so the other warps wait only for those, and warp 0's tree comes after it.
    _allreduce: the second barrier follows the result's store, which everyone then reads.
    Against cub::BlockReduce in a tight loop on an H100: `make bench` (bench_block). Compound
    values: a shuffle tree in every warp, a barrier, the warp results folded by thread 0 (up to
@@ -193,15 +194,16 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
 }
 
 /* ---- the raking fold: scalars ----
-   Every thread of warps 1.. stores its value in a cell; after one barrier, lane L of warp 0
-   folds its own value with the cells of threads L + 32, L + 64, ... (a column: consecutive
+   Every thread stores its value in a cell of its own (warp 0's are never read: the store then
+   needs no branch, which let the compiler keep the address arithmetic out of a caller's loop;
+   int sums ran 1.3x faster on an H100). After one barrier, lane L of warp 0 folds its own value with the cells of threads L + 32, L + 64, ... (a column: consecutive
    lanes read consecutive cells, no bank conflicts), left to right, and warp 0's shuffle tree
    finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's
    column folds: the other warps wait there only for those, and warp 0's tree runs after it
    while they return to the caller and may store their next values. _allreduce: the second
    barrier follows the result's store into the last cell. */
 
-/* cells for the threads beyond the first warp, then one for the broadcast result */
+/* a cell per thread, then one for the broadcast result */
 template <typename T, int Cells>
 __device__ __forceinline__ T *warpred__rake_cells(void)
 {
@@ -216,49 +218,48 @@ template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warp
     else return op(a, b);
 }
 
-/* r, then c[0], ..., c[m - 1] (m <= 8), left to right. */
-template <bool Plain, typename T, typename Op>
+/* r, then c[0], ..., c[m - 1] (m <= B), left to right. */
+template <int B, bool Plain, typename T, typename Op>
 __device__ __forceinline__ T warpred__rake_fold(T r, const T *c, int m, Op op)
 {
 #pragma unroll
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < B; i++)
         if (i < m) r = warpred__rake_step<Plain>(op, r, c[i]);
     return r;
 }
 
-/* r, then the first k cells of a column, left to right: full batches of 8, then the last m
-   (1..8); 8 loads in flight at a time (more would cost registers: 1024 threads leave 64 per
-   thread). */
-template <bool Plain, typename T, typename Op>
+/* r, then the first k cells of a column, left to right: full batches of B, then the last m
+   (1..B); B loads in flight at a time (the batch of warpred__block_rake). */
+template <int B, bool Plain, typename T, typename Op>
 __device__ __forceinline__ T warpred__rake_column(T r, const T *column, int k, Op op)
 {
-    const int batches = k > 8 ? (k - 1) >> 3 : 0, m = k - 8 * batches;
-    T c[8];
+    const int batches = k > B ? (k - 1) / B : 0, m = k - B * batches;
+    T c[B];
 #pragma unroll 1
     for (int b = 0; b < batches; b++) {
 #pragma unroll
-        for (int i = 0; i < 8; i++) c[i] = column[32 * (8 * b + i)];
-        r = warpred__rake_fold<Plain>(r, c, 8, op);
+        for (int i = 0; i < B; i++) c[i] = column[32 * (B * b + i)];
+        r = warpred__rake_fold<B, Plain>(r, c, B, op);
     }
 #pragma unroll
-    for (int i = 0; i < 8; i++)
-        if (i < m) c[i] = column[32 * (8 * batches + i)];
-    return warpred__rake_fold<Plain>(r, c, m, op);
+    for (int i = 0; i < B; i++)
+        if (i < m) c[i] = column[32 * (B * batches + i)];
+    return warpred__rake_fold<B, Plain>(r, c, m, op);
 }
 
 /* Warp 0 folds its columns, K cells each (-1: known only at run time, counted - 1 - lane over
    32), then the second barrier (the cells are free again), then warp 0's tree; every thread of
    the block calls (the barriers are inside). */
-template <int K, bool Broadcast, int NCells, typename T, typename Op>
+template <int K, bool Broadcast, int NCells, int B, typename T, typename Op>
 __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int counted, bool plain)
 {
     typedef warpred__tree<T, Op> Tree;
     const int k = K >= 0 ? K : (tid < counted ? (counted - 1 - tid) >> 5 : 0);
     T r = v;
     if (tid < 32) {
-        const T *column = cells + tid;
-        if constexpr (Tree::fast_minmax) r = plain ? warpred__rake_column<true>(r, column, k, op) : warpred__rake_column<false>(r, column, k, op);
-        else r = warpred__rake_column<false>(r, column, k, op);
+        const T *column = cells + 32 + tid;
+        if constexpr (Tree::fast_minmax) r = plain ? warpred__rake_column<B, true>(r, column, k, op) : warpred__rake_column<B, false>(r, column, k, op);
+        else r = warpred__rake_column<B, false>(r, column, k, op);
     }
     /* Reduce: the cells are free once warp 0 has folded them. (Measured on an H100: a barrier
        right after the loads, before the fold, halved the rate of a tight loop.) */
@@ -284,29 +285,35 @@ template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int counted)
 {
     typedef warpred__tree<T, Op> Tree;
-    constexpr int ncells = (BlockThreads != 0 ? BlockThreads : WARPRED_BLOCK_MAX_THREADS) - 32;
+    constexpr int ncells = BlockThreads != 0 ? BlockThreads : WARPRED_BLOCK_MAX_THREADS;
+    /* Loads in flight per column batch: 8, but 4 for 8-byte types unless the compile-time size
+       is whole warps. Measured on an H100 (bench_block): the run-time kernels hold every size's
+       code, and 8 doubles in flight there took them to 40-50 registers (5-6 blocks of 256
+       threads on an SM instead of 8, 1 of 1024 instead of 2); with 4 they fit in 32-40 and ran
+       1.2-1.9x faster. <512>/<1024> doubles were 10-15% faster with 8. */
+    constexpr int batch = sizeof(T) <= 4 || (BlockThreads != 0 && BlockThreads % 32 == 0) ? 8 : 4;
     T *cells = warpred__rake_cells<T, ncells>();
     const int tid = warpred__block_thread_rank();
-    WARPRED_ASSERT(nthreads <= ncells + 32); /* WARPRED_BLOCK_MAX_THREADS */
-    if (tid >= 32 && tid < counted) cells[tid - 32] = v;
+    WARPRED_ASSERT(nthreads <= ncells); /* WARPRED_BLOCK_MAX_THREADS */
+    cells[tid] = v;
     bool plain = false;
     if constexpr (Tree::fast_minmax) plain = !__syncthreads_or(tid < counted && Tree::maybe_nan_or_zero(v));
     else __syncthreads();
     if (counted == nthreads && nthreads % 32 == 0) {
         if constexpr (BlockThreads != 0) {
-            return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
         } else {
             switch (nthreads) {
-            case 64: return warpred__rake<1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 128: return warpred__rake<3, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 256: return warpred__rake<7, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 512: return warpred__rake<15, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 1024: return warpred__rake<31, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 64: return warpred__rake<1, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
+            case 128: return warpred__rake<3, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
+            case 256: return warpred__rake<7, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
+            case 512: return warpred__rake<15, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
+            case 1024: return warpred__rake<31, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
             default: break;
             }
         }
     }
-    return warpred__rake<-1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+    return warpred__rake<-1, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
 }
 
 /* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block
