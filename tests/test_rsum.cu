@@ -822,6 +822,15 @@ template <typename F> static void expect_identical(const results *rs, const char
                      (double)wt_type<F>::from_bits(rs->bits[i]), (unsigned long long)rs->bits[i]);
 }
 
+/* Every configuration gave the same bits, and they pass the contract against the exact sum of
+   x[0..n) in mode; a receives that exact sum. */
+template <typename F> static void expect_reproduced_sum(const results *rs, const F *x, size_t n, int mode, const char *what, wt_exact *a)
+{
+    expect_identical<F>(rs, what);
+    exact_of(a, x, n);
+    expect_sum(a, wt_type<F>::from_bits(rs->bits[0]), mode, what);
+}
+
 template <typename F> static uint64_t run_warp(const F *d_x, size_t n, int mode, int how)
 {
     typedef wt_type<F> W;
@@ -1149,6 +1158,16 @@ static void test_hand_cases(void **state)
     run_hand_cases<double>(double_cases, N_DOUBLE_CASES);
 }
 
+/* x[0..n) filled as kind, in a host buffer of room elements, and a device copy of the same size. */
+template <typename F> static F *make_data(size_t n, size_t room, int kind, F **d_x)
+{
+    F *x = (F *)wt_host_alloc(room * sizeof(F));
+    fill(x, n, kind);
+    *d_x = (F *)wt_dev_alloc(room * sizeof(F));
+    wt_to_dev(*d_x, x, n * sizeof(F));
+    return x;
+}
+
 /* The warp level alone: every mode and assignment over small and larger sets. */
 template <typename F> static void run_warp_level(void)
 {
@@ -1160,10 +1179,8 @@ template <typename F> static void run_warp_level(void)
     for (size_t s = 0; s < nsizes; s++)
         for (size_t k = 0; k < nkinds; k++) {
             const size_t n = sizes[s];
-            F *x = (F *)wt_host_alloc(n * sizeof(F));
-            fill(x, n, kinds[k]);
-            F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-            wt_to_dev(d_x, x, n * sizeof(F));
+            F *d_x;
+            F *x = make_data(n, n, kinds[k], &d_x);
             results rs;
             rs.count = 0;
             for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
@@ -1171,10 +1188,8 @@ template <typename F> static void run_warp_level(void)
                     note(&rs, run_warp(d_x, n, modes[m], how), "warp mode %d, %s", modes[m], a_name[how]);
             char what[120];
             snprintf(what, sizeof what, "warp level, %s, n %zu", k_name[kinds[k]], n);
-            expect_identical<F>(&rs, what);
             wt_exact a;
-            exact_of(&a, x, n);
-            expect_sum(&a, wt_type<F>::from_bits(rs.bits[0]), k_exact(kinds[k]), what);
+            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
             wt_dev_free(d_x);
             wt_host_free(x);
         }
@@ -1197,10 +1212,8 @@ template <typename F> static void run_block_level(void)
     for (size_t s = 0; s < nsizes; s++)
         for (size_t k = 0; k < nkinds; k++) {
             const size_t n = sizes[s];
-            F *x = (F *)wt_host_alloc(n * sizeof(F));
-            fill(x, n, kinds[k]);
-            F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-            wt_to_dev(d_x, x, n * sizeof(F));
+            F *d_x;
+            F *x = make_data(n, n, kinds[k], &d_x);
             results rs;
             rs.count = 0;
             for (size_t b = 0; b < sizeof shapes / sizeof shapes[0]; b++) {
@@ -1217,10 +1230,8 @@ template <typename F> static void run_block_level(void)
             note(&rs, run_block<1024>(d_x, n, dim3(1024), 0, A_RANDOM), "block <1024>");
             char what[120];
             snprintf(what, sizeof what, "block level, %s, n %zu", k_name[kinds[k]], n);
-            expect_identical<F>(&rs, what);
             wt_exact a;
-            exact_of(&a, x, n);
-            expect_sum(&a, wt_type<F>::from_bits(rs.bits[0]), k_exact(kinds[k]), what);
+            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
             wt_dev_free(d_x);
             wt_host_free(x);
         }
@@ -1242,10 +1253,8 @@ template <typename F> static void run_grid_level(void)
     for (size_t s = 0; s < nsizes; s++)
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
             const size_t n = sizes[s];
-            F *x = (F *)wt_host_alloc(n * sizeof(F));
-            fill(x, n, kinds[k]);
-            F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-            wt_to_dev(d_x, x, n * sizeof(F));
+            F *d_x;
+            F *x = make_data(n, n, kinds[k], &d_x);
             results rs;
             rs.count = 0;
             note(&rs, run_grid<0>(d_x, n, 1, dim3(32), A_RANDOM), "grid 1 x 32, random lists");
@@ -1257,10 +1266,8 @@ template <typename F> static void run_grid_level(void)
             note(&rs, run_grid<0>(d_x, n, 2000, dim3(32), -1), "grid 2000 x 32, stride");
             char what[120];
             snprintf(what, sizeof what, "grid level, %s, n %zu", k_name[kinds[k]], n);
-            expect_identical<F>(&rs, what);
             wt_exact a;
-            exact_of(&a, x, n);
-            expect_sum(&a, wt_type<F>::from_bits(rs.bits[0]), k_exact(kinds[k]), what);
+            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
             wt_dev_free(d_x);
             wt_host_free(x);
         }
@@ -1283,20 +1290,16 @@ template <typename F> static void run_device_level(warpred_device_plan *plan)
         if (n > ((size_t)1 << 21) && wt_quick()) continue;
         for (size_t k = 0; k < (wt_quick() ? 2 : sizeof kinds / sizeof kinds[0]); k++) {
             if (n == 0 && k > 0) break;
-            F *x = (F *)wt_host_alloc(n * sizeof(F) + sizeof(F));
-            fill(x, n, kinds[k]);
-            F *d_x = (F *)wt_dev_alloc(n * sizeof(F) + sizeof(F));
-            wt_to_dev(d_x, x, n * sizeof(F));
+            F *d_x;
+            F *x = make_data(n, n + 1, kinds[k], &d_x);
             results rs;
             rs.count = 0;
             device_configs(&rs, plan, x, d_x, n);
             note(&rs, run_grid<0>(d_x, n, 2000, dim3(128), -1), "grid 2000 x 128, stride");
             char what[120];
             snprintf(what, sizeof what, "device level, %s, n %zu", n ? k_name[kinds[k]] : "nothing", n);
-            expect_identical<F>(&rs, what);
             wt_exact a;
-            exact_of(&a, x, n);
-            expect_sum(&a, wt_type<F>::from_bits(rs.bits[0]), k_exact(kinds[k]), what);
+            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
             if (n == 0 && rs.bits[0] != 0) fail_msg("%s device level, n = 0: bits %llx, expected +0", fname<F>(), (unsigned long long)rs.bits[0]);
             wt_dev_free(d_x);
             wt_host_free(x);
@@ -1420,10 +1423,8 @@ static void test_doc_snippets(void **state)
    within the bound of the exact sum. */
 template <typename F> static void run_reproducible(warpred_device_plan *plan, int kind, size_t n)
 {
-    F *x = (F *)wt_host_alloc(n * sizeof(F));
-    fill(x, n, kind);
-    F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-    wt_to_dev(d_x, x, n * sizeof(F));
+    F *d_x;
+    F *x = make_data(n, n, kind, &d_x);
     results rs;
     rs.count = 0;
     note(&rs, run_warp(d_x, n, WT_FULL, A_RANDOM), "one warp, random lanes");
@@ -1439,11 +1440,9 @@ template <typename F> static void run_reproducible(warpred_device_plan *plan, in
     device_configs(&rs, plan, x, d_x, n);
     char what[120];
     snprintf(what, sizeof what, "%s, n %zu (%d configurations)", k_name[kind], n, rs.count);
-    expect_identical<F>(&rs, what);
     wt_exact a;
-    exact_of(&a, x, n);
+    expect_reproduced_sum(&rs, x, n, k_exact(kind), what, &a);
     const F got = wt_type<F>::from_bits(rs.bits[0]);
-    expect_sum(&a, got, k_exact(kind), what);
     const wt_exact_verdict v = check_sum(&a, got, WT_EXACT_BOUND);
     F plain = 0; /* a plain sequential sum in F, for contrast */
     for (size_t i = 0; i < n; i++) plain += x[i];
