@@ -192,7 +192,7 @@ template <int BS, int Mode, typename T> __device__ __forceinline__ T proto_rake(
     }
     if (tid >= 32) cells[tid - 32] = v;
     if constexpr (Mode == P_DB_POPC) {
-        if (__syncthreads_count(tid) == 12345) v += v;
+        if (__syncthreads_count(tid) == 12345) v += v; /* never true: the count is used, so bar.red stays */
     } else {
         __syncthreads();
     }
@@ -390,7 +390,10 @@ static int time_row(bench_env *e, launch_fn *fns, int count, const void *s, int 
     void *ctxs[MAXV];
     bench_fn once[MAXV];
     float ms[MAXV];
-    if (count > MAXV) abort();
+    if (count > MAXV) {
+        fprintf(stderr, "bench_block: time_row takes at most %d variants, got %d\n", (int)MAXV, count);
+        exit(2);
+    }
     for (int v = 0; v < count; v++) {
         ctx[v] = (run_ctx){fns[v], e->blocks, e->in, e->out, s, iters};
         ctxs[v] = &ctx[v];

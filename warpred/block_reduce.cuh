@@ -196,9 +196,9 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
 /* ---- the raking fold: scalars ----
    Every thread stores its value in a cell of its own (warp 0's are never read: the store then
    needs no branch, which let the compiler keep the address arithmetic out of a caller's loop;
-   int sums ran 1.3x faster on an H100). After one barrier, lane L of warp 0 folds its own value with the cells of threads L + 32, L + 64, ... (a column: consecutive
-   lanes read consecutive cells, no bank conflicts), left to right, and warp 0's shuffle tree
-   finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's
+   int sums ran 1.3x faster on an H100). After one barrier, lane L of warp 0 folds its own
+   value with the cells of threads L + 32, L + 64, ... (a column: consecutive lanes read
+   consecutive cells, no bank conflicts), left to right, and warp 0's shuffle tree finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's
    column folds: the other warps wait there only for those, and warp 0's tree runs after it
    while they return to the caller and may store their next values. _allreduce: the second
    barrier follows the result's store into the last cell. */
