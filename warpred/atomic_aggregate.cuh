@@ -47,9 +47,9 @@
        a serial order in the last bits.
      - Global and shared memory (generic pointers). Signed overflow wraps, as atomicAdd does.
 
-   WHEN IT HELPS (H100, same-address updates; see `make bench`)
-     - float/double sums to a few addresses: plain float atomicAdd to one address runs at
-       about 0.57 G updates/s; one atomic per warp is many times that.
+   WHEN IT HELPS (same-address updates; figures: docs/BENCHMARKS.md, bench_atomics)
+     - float/double sums to a few addresses: plain float atomicAdd to one address serialises
+       every lane's update; one atomic per warp is many times faster.
      - per-lane addresses with repeats (histograms with hot bins).
      - nvcc already aggregates atomicAdd(p, constant) and integer atomicAdd/atomicMax on an
        address it can prove warp-uniform, with correct per-lane return values: for those,
@@ -60,9 +60,9 @@
    PRECONDITIONS  sm_70 or newer (__match_any_sync). p is a valid, naturally aligned address
    (alignment checked with assert).
 
-   CONFIGURATION  see ops.cuh (WARPRED_ASSERT).
+   CONFIGURATION  see config.cuh (WARPRED_ASSERT).
 
-   This header needs ops.cuh beside it; copy both.
+   This header needs ops.cuh and its base beside it (README: Copying a header).
 */
 #ifndef WARPRED_ATOMIC_AGGREGATE_CUH
 #define WARPRED_ATOMIC_AGGREGATE_CUH

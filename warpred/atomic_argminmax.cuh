@@ -42,7 +42,7 @@
    empty slot is 0, below every update. One 64-bit atomicMax, preceded by a plain read that
    skips it when the slot already holds something better.
 
-   This header needs op_argminmax.cuh and ops.cuh beside it; copy all three.
+   This header needs op_argminmax.cuh, ops.cuh and its base beside it (README: Copying a header).
 */
 #ifndef WARPRED_ATOMIC_ARGMINMAX_CUH
 #define WARPRED_ATOMIC_ARGMINMAX_CUH

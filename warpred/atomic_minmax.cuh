@@ -63,24 +63,21 @@
    integer atomicMax: after the read-first check they take a 16-bit compare-and-swap
    (atomicCAS on unsigned short, sm_70+), which never touches the other half of the 32-bit
    word. Their order is the same bit-key order, so results follow the same rules. On sm_75,
-   or with WARPRED_NO_REDUX, every lane reads and updates on its own (warpred 0.2.0's path).
+   or with WARPRED_NO_REDUX, every lane reads and updates on its own (warpred 0.1's path).
 
    COST  A warp's call to one address: about 25 instructions in every lane to combine
    (address check, key, redux, ballot), then in one lane one read of memory, about 25
    instructions of rules, and one atomic only when the warp's best argument changes memory;
    two shuffles for the returned values. Lanes with different addresses add a
-   __match_any_sync. On an H100, 2^24 float fmaximum updates to one address (`make bench`,
-   bench_atomics, 2026-11-21): random values 137 G updates/s, ascending values (every warp
-   raises the maximum) 18.7 G updates/s; in the same run warpred 0.2.0, where each lane read
-   (volatile) and updated alone, ran at 88.6 and 13.7, and a compare-and-swap loop that
-   always writes at 1.13 and 0.0026.
+   __match_any_sync. Figures against a compare-and-swap loop and a lane-by-lane update:
+   docs/BENCHMARKS.md (bench_atomics).
 
    PRECONDITIONS  p is a naturally aligned address in global or shared memory (checked with
    assert). sm_70 or newer for the 16-bit types.
 
-   CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX).
+   CONFIGURATION  see config.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX).
 
-   This header needs ops.cuh beside it; copy both.
+   This header needs ops.cuh and its base beside it (README: Copying a header).
 */
 #ifndef WARPRED_ATOMIC_MINMAX_CUH
 #define WARPRED_ATOMIC_MINMAX_CUH
@@ -111,8 +108,8 @@ __device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_ru
 
 /* How the first read is done: a relaxed atomic load at GPU scope, so that it is coherent (never
    a stale L1 copy) and the value returned from an early exit is one that memory holds during
-   the call. A volatile load gives the same guarantees at system scope and, with one hot
-   address, ran at 98 G updates/s against 137 for this one (H100, bench_atomics). Generic
+   the call. A volatile load gives the same guarantees at system scope and measured slower
+   with one hot address (bench_atomics). Generic
    addresses: global and shared memory alike. (bench_atomics.cu measures other reads through
    this parameter.) */
 struct warpred__read_relaxed {

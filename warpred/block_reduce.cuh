@@ -40,23 +40,33 @@
 
    (Both snippets are compiled and checked in tests/test_block_reduce.cu.)
 
-   OPERATIONS AND TYPES  exactly those of warp_reduce.cuh (the operations of ops.cuh or your
-   own associative and commutative function object; int, unsigned, long long, unsigned long
-   long, float, double, __half, __nv_bfloat16 and the compound types of op_*.cuh). See ops.cuh
-   for the NaN and -0 rules.
+   OPERATIONS AND VALUES  exactly those of warp_reduce.cuh: any operation (ops.cuh, op_*.cuh,
+   yours: operation.cuh) over any value (value.cuh). See ops.cuh for the NaN and -0 rules.
 
    BLOCK SHAPES  1D, 2D and 3D blocks of 1 to 1024 threads, any size (not only multiples of
    32). Threads are numbered x + y*Dx + z*Dx*Dy and cut into warps of 32 in that order, as
    CUDA does; the last warp may be partial and is reduced with warpred_warp_reduce_partial.
 
-   ORDER OF FLOAT SUMS  fixed by the block shape: the same inputs in the same threads give a
-   bitwise-identical result on every run, with or without the compile-time size. Blocks of up
-   to 32 threads reduce as warpred_warp_reduce / _allreduce do. Larger blocks, scalars: lane L
-   of the first warp combines the values of threads L, L + 32, L + 64, ... left to right,
-   ((x[L] + x[L+32]) + x[L+64]) + ..., then the 32 lane results go through the shuffle-down
-   tree of warpred_warp_reduce (lanes holding no value drop out, as in _partial). Compound
-   values: each warp's shuffle-down tree, then the warp results left to right (up to 16
-   warps) or by the same tree (17 to 32). tests/test_block_reduce.cu checks both to the bit.
+   ORDER  fixed by the block shape: the same inputs in the same threads give a bitwise-identical
+   result on every run, with or without the compile-time size, for reduce and allreduce alike
+   (it matters for float sums and for compound values whose operation rounds: Welford,
+   softmax). With x[t] thread t's value, "tree" meaning warp_reduce.cuh's shuffle-down tree
+   (rising offsets; lanes holding no value drop out, as in _partial):
+     - Blocks of up to 32 threads: the tree over the threads, as warpred_warp_reduce_partial;
+       except that _allreduce of exactly 32 threads is warpred_warp_allreduce's butterfly,
+       whose float sums may differ from the tree's in the last bits.
+     - Larger blocks, scalars: lane L of the first warp combines x[L], x[L + 32], x[L + 64], ...
+       left to right, ((x[L] x[L+32]) x[L+64]) ..., then the tree over the 32 lane results.
+     - Larger blocks, compound values (every struct: vector types, tuples, pairs, Welford, your
+       types): the tree in each warp; then the warp results w0, w1, ... are combined
+         by member-wise operations (operation.cuh: the built-in operations on vector types and
+         structs, op_tuple.cuh, op_extrema.cuh): left to right, ((w0 w1) w2) ..., up to 16
+         warps; the tree over them for 17 to 32 warps;
+         by every other operation (argmin/argmax, Welford, softmax, the reproducible sum,
+         yours): the tree over them.
+       So a tuple's float-sum member may differ in the last bits from the same sum reduced
+       alone (a scalar rakes); integer, min/max and bitwise members never do.
+   tests/test_block_reduce.cu and tests/test_values.cu check these orders to the bit.
 
    PRECONDITIONS
      - Every thread of the block calls, from code that all of them reach (it contains
@@ -80,17 +90,25 @@
    shuffle tree (one redux.sync for int sums on sm_80+); the second barrier follows its column
    folds, so the other warps wait only for those, and warp 0's tree comes after it.
    _allreduce: the second barrier follows the result's store, which everyone then reads.
-   Against cub::BlockReduce in a tight loop on an H100: `make bench` (bench_block). Compound
-   values: a shuffle tree in every warp, a barrier, the warp results folded by thread 0 (up to
-   16) or by warp 0, a second barrier. Blocks of up to 32 threads only shuffle.
+   Compound values: a shuffle tree in every warp, a barrier, the warp results folded by thread
+   0 (up to 16) or by warp 0, a second barrier. Blocks of up to 32 threads only shuffle.
+   Figures against cub::BlockReduce: docs/BENCHMARKS.md.
 
    CONFIGURATION  (define before including; the same in every file of a program)
      WARPRED_BLOCK_MAX_THREADS  the largest block (33..1024, default 1024) that calls without a
                                 compile-time size: the scalar cells hold that many threads
                                 (checked with assert). Lower it to save shared memory.
-   and those of ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
+   and those of config.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
-   This header needs warp_reduce.cuh and ops.cuh beside it; copy all three.
+   FOR THE LAYER ABOVE  (grid_reduce.cuh calls only these)
+     warpred__block_thread_rank(), warpred__block_size<BlockThreads>()   this thread's linear
+         index and the block size (checked against BlockThreads when that is not 0)
+     warpred__block_reduce_prefix<Broadcast, BlockThreads>(v, op, present, counted)  threads
+         0..present-1 call (present: 1..32, the first warp alone, no barrier; or the block
+         size), the values of threads 0..counted-1 count; result in thread 0 (Broadcast: in
+         every calling thread), in the ORDER above for a block of `present` threads.
+
+   This header needs warp_reduce.cuh, ops.cuh and its base beside it (README: Copying a header).
 */
 #ifndef WARPRED_BLOCK_REDUCE_CUH
 #define WARPRED_BLOCK_REDUCE_CUH
@@ -168,11 +186,11 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
     }
     __syncthreads();
     const int nwarps = (counted + 31) >> 5;
-    /* Up to 16 partials of scalars (or tuples of scalars, folded as their members would be
-       alone): thread 0 folds them in order, a chain of at most 15 operations with the
-       shared-memory loads in flight together, which is shorter than five dependent shuffles.
-       More, or other compound values (whose operations are long): warp 0 shuffles. */
-    const bool serial = warpred__scalar_members<T>::value && nwarps <= 16;
+    /* Up to 16 partials of a member-wise operation (short, like its members' operations):
+       thread 0 folds them in order, a chain of at most 15 operations with the shared-memory
+       loads in flight together, which is shorter than five dependent shuffles. More, or other
+       operations (whose steps are long): warp 0 shuffles. */
+    const bool serial = warpred__member_wise<Op, T>::value && nwarps <= 16;
     const bool folds = serial ? tid == 0 : tid < nwarps;
     if (Broadcast) {
         if (folds) {
@@ -196,7 +214,7 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
 /* ---- the raking fold: scalars ----
    Every thread stores its value in a cell of its own (warp 0's are never read: the store then
    needs no branch, which let the compiler keep the address arithmetic out of a caller's loop;
-   int sums ran 1.3x faster on an H100). After one barrier, lane L of warp 0 folds its own
+   int sums ran faster). After one barrier, lane L of warp 0 folds its own
    value with the cells of threads L + 32, L + 64, ... (a column: consecutive lanes read
    consecutive cells, no bank conflicts), left to right, and warp 0's shuffle tree finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's
    column folds: the other warps wait there only for those, and warp 0's tree runs after it
@@ -214,7 +232,7 @@ __device__ __forceinline__ T *warpred__rake_cells(void)
 /* Plain: no input is a NaN or a zero (float/double min/max only), so the plain step is exact. */
 template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warpred__rake_step(Op op, T a, T b)
 {
-    if constexpr (Plain) return (void)op, warpred__tree<T, Op>::plain_step(a, b);
+    if constexpr (Plain) return (void)op, warpred_op_warp<Op, T>::plain(a, b);
     else return op(a, b);
 }
 
@@ -253,16 +271,16 @@ __device__ __forceinline__ T warpred__rake_column(T r, const T *column, int k, O
 template <int K, bool Broadcast, int NCells, int B, typename T, typename Op>
 __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int counted, bool plain)
 {
-    typedef warpred__tree<T, Op> Tree;
+    typedef warpred_op_warp<Op, T> W;
     const int k = K >= 0 ? K : (tid < counted ? (counted - 1 - tid) >> 5 : 0);
     T r = v;
     if (tid < 32) {
         const T *column = cells + 32 + tid;
-        if constexpr (Tree::fast_minmax) r = plain ? warpred__rake_column<B, true>(r, column, k, op) : warpred__rake_column<B, false>(r, column, k, op);
+        if constexpr (W::votes) r = plain ? warpred__rake_column<B, true>(r, column, k, op) : warpred__rake_column<B, false>(r, column, k, op);
         else r = warpred__rake_column<B, false>(r, column, k, op);
     }
-    /* Reduce: the cells are free once warp 0 has folded them. (Measured on an H100: a barrier
-       right after the loads, before the fold, halved the rate of a tight loop.) */
+    /* Reduce: the cells are free once warp 0 has folded them. (A barrier right after the
+       loads, before the fold, measured half the rate in a tight loop.) */
     if constexpr (!Broadcast) __syncthreads();
     if (tid < 32) {
         r = warpred__warp_reduce_prefix<false>(r, op, 32, counted < 32 ? counted : 32);
@@ -284,20 +302,18 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int counted)
 {
-    typedef warpred__tree<T, Op> Tree;
+    typedef warpred_op_warp<Op, T> W;
     constexpr int ncells = BlockThreads != 0 ? BlockThreads : WARPRED_BLOCK_MAX_THREADS;
     /* Loads in flight per column batch: 8, but 4 for 8-byte types unless the compile-time size
-       is whole warps. Measured on an H100 (bench_block): the run-time kernels hold every size's
-       code, and 8 doubles in flight there took them to 40-50 registers (5-6 blocks of 256
-       threads on an SM instead of 8, 1 of 1024 instead of 2); with 4 they fit in 32-40 and ran
-       1.2-1.9x faster. <512>/<1024> doubles were 10-15% faster with 8. */
+       is whole warps: the run-time kernels hold every size's code, and 8 doubles in flight
+       there took them to 40-50 registers (fewer blocks per SM); with 4 they fit in 32-40. */
     constexpr int batch = sizeof(T) <= 4 || (BlockThreads != 0 && BlockThreads % 32 == 0) ? 8 : 4;
     T *cells = warpred__rake_cells<T, ncells>();
     const int tid = warpred__block_thread_rank();
     WARPRED_ASSERT(nthreads <= ncells); /* WARPRED_BLOCK_MAX_THREADS */
     cells[tid] = v;
     bool plain = false;
-    if constexpr (Tree::fast_minmax) plain = !__syncthreads_or(tid < counted && Tree::maybe_nan_or_zero(v));
+    if constexpr (W::votes) plain = !__syncthreads_or(tid < counted && W::special(v));
     else __syncthreads();
     if (counted == nthreads && nthreads % 32 == 0) {
         if constexpr (BlockThreads != 0) {
@@ -320,14 +336,19 @@ __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int c
    call, either the first warp alone (present <= 32: no barrier) or the whole block (present =
    the block size); the values of threads 0..counted-1 count, 1 <= counted <= present. Result
    in thread 0 (Broadcast: in every calling thread). Scalars rake; compound values (whose
-   shuffles and operations are long, and whose cells would be large) fold warp partials. */
+   shuffles and operations are long, and whose cells would be large) fold warp partials. A
+   type that is not a value compiles to nothing here (its entry point's static_assert spoke). */
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_reduce_prefix(T v, Op op, int present, int counted)
 {
-    if (present <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted);
-    if constexpr (BlockThreads != 0 && BlockThreads <= 32) return v; /* not reached: present <= BlockThreads */
-    else if constexpr (warpred__is_scalar<T>::value) return warpred__block_rake<Broadcast, BlockThreads>(v, op, present, counted);
-    else return warpred__block_fold<Broadcast>(v, op, warpred__block_slots<T>(), present, counted);
+    if constexpr (!warpred__value_ok<T>()) {
+        return v;
+    } else {
+        if (present <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted);
+        if constexpr (BlockThreads != 0 && BlockThreads <= 32) return v; /* not reached: present <= BlockThreads */
+        else if constexpr (warpred__is_scalar<T>::value) return warpred__block_rake<Broadcast, BlockThreads>(v, op, present, counted);
+        else return warpred__block_fold<Broadcast>(v, op, warpred__block_slots<T>(), present, counted);
+    }
 }
 
 /* ---- public API ---- */
@@ -336,7 +357,6 @@ __device__ __forceinline__ T warpred__block_reduce_prefix(T v, Op op, int presen
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce(T v, Op op)
 {
-    warpred__check_type<T>();
     const int nthreads = warpred__block_size<BlockThreads>();
     return warpred__block_reduce_prefix<false, BlockThreads>(v, op, nthreads, nthreads);
 }
@@ -345,7 +365,6 @@ __device__ __forceinline__ T warpred_block_reduce(T v, Op op)
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_allreduce(T v, Op op)
 {
-    warpred__check_type<T>();
     const int nthreads = warpred__block_size<BlockThreads>();
     return warpred__block_reduce_prefix<true, BlockThreads>(v, op, nthreads, nthreads);
 }
@@ -355,7 +374,6 @@ __device__ __forceinline__ T warpred_block_allreduce(T v, Op op)
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_reduce_valid(T v, Op op, int n)
 {
-    warpred__check_type<T>();
     const int nthreads = warpred__block_size<BlockThreads>();
     WARPRED_ASSERT(n >= 1 && n <= nthreads);
     return warpred__block_reduce_prefix<false, BlockThreads>(v, op, nthreads, n);
@@ -365,7 +383,6 @@ __device__ __forceinline__ T warpred_block_reduce_valid(T v, Op op, int n)
 template <int BlockThreads = 0, typename T, typename Op>
 __device__ __forceinline__ T warpred_block_allreduce_valid(T v, Op op, int n)
 {
-    warpred__check_type<T>();
     const int nthreads = warpred__block_size<BlockThreads>();
     WARPRED_ASSERT(n >= 1 && n <= nthreads);
     return warpred__block_reduce_prefix<true, BlockThreads>(v, op, nthreads, n);

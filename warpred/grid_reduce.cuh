@@ -74,18 +74,22 @@
    trip to L2 for grids of up to 8 blocks per thread of a block (values of up to 8 bytes;
    compound values of 9..32 bytes: 64 bytes' worth per thread; larger: one at a time).
 
-   OPERATIONS AND TYPES  those of block_reduce.cuh: the operations of ops.cuh or your own;
-   int, unsigned, long long, unsigned long long, float, double, __half, __nv_bfloat16 and the
-   compound types of op_*.cuh (argmin/argmax, tuples, Welford, softmax).
+   OPERATIONS AND VALUES  those of block_reduce.cuh: any operation (ops.cuh, op_*.cuh, yours:
+   operation.cuh) over any value (value.cuh).
 
    PRECONDITIONS  Every thread of every block calls it exactly once per launch, from code all
    of them reach (it contains __syncthreads()). 1D, 2D or 3D grids and blocks; the number of
    blocks (gridDim.x * gridDim.y * gridDim.z) is at most scratch.capacity (else: TOO MANY
    BLOCKS above) and below 2^32.
 
-   CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
+   CONFIGURATION  see config.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
-   This header needs grid_scratch.h, block_reduce.cuh, warp_reduce.cuh and ops.cuh beside it.
+   FOR THE LAYER ABOVE  warpred__grid_fold<BlockThreads>(v, op, scratch, result): the same,
+   but instead of writing *out it leaves the result in `result` of the thread that returns true
+   (device_reduce_kernel.cuh converts it before its store).
+
+   This header needs grid_scratch.h, block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base
+   beside it (README: Copying a header).
 */
 #ifndef WARPRED_GRID_REDUCE_CUH
 #define WARPRED_GRID_REDUCE_CUH
@@ -94,17 +98,15 @@
 #include "grid_scratch.h"
 
 /* Partials are read once, by another block than the one that wrote them: through L2, past the
-   non-coherent L1. Compound values member by member (their padding is never read: it was never
-   written); each member lands at its own offset in the result. */
-template <typename T> __device__ __forceinline__ T warpred__load_cg(const T *p);
-
+   non-coherent L1. Compound values scalar member by scalar member (their padding is never
+   read: it was never written); each member lands at its own offset in the result. */
 struct warpred__load_member_cg {
     const char *from;
     char *to;
-    template <typename M> __device__ __forceinline__ void operator()(M &member) const
+    template <typename S> __device__ __forceinline__ void operator()(S &member) const
     {
         const long long offset = (const char *)&member - from;
-        *reinterpret_cast<M *>(to + offset) = warpred__load_cg(&member);
+        *reinterpret_cast<S *>(to + offset) = __ldcg(&member);
     }
 };
 
@@ -114,8 +116,8 @@ template <typename T> __device__ __forceinline__ T warpred__load_cg(const T *p)
         return __ldcg(p);
     } else {
         T r;
-        const warpred__load_member_cg load = {(const char *)p, (char *)&r};
-        warpred__visit(*const_cast<T *>(p), load); /* visits p's members in place; only reads them */
+        warpred__load_member_cg load = {(const char *)p, (char *)&r};
+        warpred__each_scalar(*const_cast<T *>(p), load); /* visits p's members in place; only reads them */
         return r;
     }
 }
@@ -155,8 +157,10 @@ __device__ __forceinline__ T warpred__fold_partials(const T *partials, unsigned 
     return acc;
 }
 
-template <int BlockThreads = 0, typename T, typename Op>
-__device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scratch scratch, T *out)
+/* The entry point of the layer above (device_reduce_kernel.cuh): warpred_grid_reduce without
+   the store, the result in `result` of the one thread that returns true. */
+template <int BlockThreads, typename T, typename Op>
+__device__ __forceinline__ bool warpred__grid_fold(T v, Op op, warpred_grid_scratch scratch, T &result)
 {
     __shared__ unsigned last_block;
     const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
@@ -172,7 +176,7 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
 
     v = warpred_block_reduce<BlockThreads>(v, op);
     if (nblocks == 1) { /* the only block is the last one: no partials, no counter */
-        if (tid == 0) *out = v;
+        result = v;
         return tid == 0;
     }
     /* Few partials: warp 0 of the last block folds them alone (one load trip per lane, no
@@ -204,11 +208,22 @@ __device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scr
     T acc = v;
     if (tid < holders) acc = warpred__fold_partials(partials, nblocks, (unsigned)tid, (unsigned)folders, op);
     acc = warpred__block_reduce_prefix<false, BlockThreads>(acc, op, folders, holders);
-    if (tid == 0) {
-        *out = acc;
-        *scratch.counter = 0; /* ready for the next launch; nobody else touches it in this one */
-    }
+    if (tid == 0) *scratch.counter = 0; /* ready for the next launch; nobody else touches it in this one */
+    result = acc;
     return tid == 0;
+}
+
+template <int BlockThreads = 0, typename T, typename Op>
+__device__ __forceinline__ bool warpred_grid_reduce(T v, Op op, warpred_grid_scratch scratch, T *out)
+{
+    if constexpr (warpred__value_ok<T>()) {
+        T result;
+        if (!warpred__grid_fold<BlockThreads>(v, op, scratch, result)) return false;
+        *out = result;
+        return true;
+    } else {
+        return false;
+    }
 }
 
 #endif /* WARPRED_GRID_REDUCE_CUH */

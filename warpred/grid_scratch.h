@@ -33,19 +33,13 @@
    cudaErrorInvalidValue with a message if any launch overflowed since the last check, and
    clears it.
 
-   This header needs no other warpred file (only the CUDA runtime API); grid_reduce.cuh includes it.
+   This header needs only version.h beside it (and the CUDA runtime API); grid_reduce.cuh
+   includes it.
 */
 #ifndef WARPRED_GRID_SCRATCH_H
 #define WARPRED_GRID_SCRATCH_H
 
-#ifndef WARPRED_VERSION
-#  define WARPRED_VERSION_MAJOR 0
-#  define WARPRED_VERSION_MINOR 2
-#  define WARPRED_VERSION_PATCH 0
-#  define WARPRED_VERSION 200
-#elif WARPRED_VERSION != 200
-#  error "warpred: headers of different versions are mixed (this is warpred/grid_scratch.h 0.2.0)"
-#endif
+#include "version.h"
 
 typedef struct warpred_grid_scratch {
     void *partials;     /* capacity values of the reduced type, device memory */

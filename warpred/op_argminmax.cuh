@@ -49,7 +49,7 @@
    warp step costs two shuffles and a few compares. float + int pairs take 8 bytes, double +
    int 16 (4 of them padding, which is never moved).
 
-   This header needs ops.cuh beside it; copy both (plus the layer you reduce with).
+   This header needs ops.cuh and its base beside it (plus the layer you reduce with).
 */
 #ifndef WARPRED_OP_ARGMINMAX_CUH
 #define WARPRED_OP_ARGMINMAX_CUH
@@ -69,12 +69,9 @@ template <typename T, typename I> __host__ __device__ __forceinline__ warpred_ar
     return a;
 }
 
-/* Shuffled and copied member by member by the layers. */
-template <typename T, typename I, typename F> __device__ __forceinline__ void warpred__visit(warpred_arg<T, I> &x, F f)
-{
-    f(x.value);
-    f(x.index);
-}
+template <typename T, typename I> struct warpred_value<warpred_arg<T, I> > {
+    template <typename F> static __device__ __forceinline__ void members(warpred_arg<T, I> &x, F &f) { f(x.value); f(x.index); }
+};
 
 template <typename T, typename I> __device__ __forceinline__ void warpred__check_arg_types(void)
 {
@@ -135,7 +132,7 @@ struct warpred_op_argmin_num : warpred__op_arg<false, true> {};
 
 /* For warpred_device_reduce: element x at position i becomes the pair {x, i}. */
 struct warpred_xf_arg {
-    template <typename T> __device__ __forceinline__ warpred_arg<T, long long> operator()(T x, unsigned long long i) const
+    template <typename T> __device__ __forceinline__ warpred_arg<T, long long> operator()(T x, size_t i) const
     {
         return warpred_make_arg(x, (long long)i);
     }

@@ -8,8 +8,8 @@
    accurate than a plain sum (error bound below).
 
      warpred_rsum<F>            the accumulator, F = float (32 bytes) or double (40 bytes)
-     warpred_rsum_empty<F>()    the sum of nothing (the identity)
-     warpred_rsum_of(x)         the accumulator of one value
+     warpred_op_rsum::identity<warpred_rsum<F> >()   the sum of nothing
+     warpred_make_rsum(x)       the accumulator of one value
      warpred_rsum_add(acc, x)   acc += x: the per-element path, a few double adds
      warpred_op_rsum            merges two accumulators: pass it to any warpred layer
      warpred_rsum_value(acc)    the sum, rounded to F
@@ -21,7 +21,7 @@
 
        __global__ void row_sums(const float *x, int cols, float *out)      // a block per row
        {
-           warpred_rsum<float> acc = warpred_rsum_empty<float>();
+           warpred_rsum<float> acc = warpred_op_rsum::identity<warpred_rsum<float> >();
            for (int c = threadIdx.x; c < cols; c += blockDim.x)
                warpred_rsum_add(acc, x[blockIdx.x * cols + c]);
            acc = warpred_block_reduce(acc, warpred_op_rsum());
@@ -30,7 +30,10 @@
        // row {1e8, 1, -1e8, 0.5}: 1.5 with any block size (a plain float sum: 0, 0.5, 1 or 1.5)
 
    and for a whole array, from the host (device_reduce.cuh):
-       warpred_device_reduce(&plan, x, n, out, warpred_op_rsum());   // out: float * (or double *)
+       static cudaError_t reproducible_total(const warpred_device_plan *plan, const float *x, size_t n, float *out)
+       {
+           return warpred_device_reduce(plan, x, n, out, warpred_op_rsum());   // or a double *out
+       }
 
    (Both snippets are compiled and checked in tests/test_rsum.cu.)
 
@@ -66,12 +69,13 @@
    COST  Per value: one multiply, one compare and 3 (float) / 4 (double) folds of one integer
    OR and up to three double adds; a value larger than all before it in this accumulator also
    takes a rare widening branch. A merge is about 40 instructions, plus a realignment when the
-   two sides' highest bins differ. On an H100 (`make bench`, bench_cub36, 2026-11-21) the
-   device-wide reproducible sum reads at 97% (float) / 98% (double) of the plain sum's bandwidth
-   at 2^28 and takes 9.5 us at 2^10 (plain: 8.1); it is 1.07-1.64x (float) and 1.01-2.16x
-   (double) faster than CUB 3.6's gpu_to_gpu DeviceReduce::Sum from 2^10 to 2^30.
+   two sides' highest bins differ. Figures against the plain sum and CUB's gpu_to_gpu
+   DeviceReduce::Sum: docs/BENCHMARKS.md (bench_cub36).
 
-   This header needs ops.cuh beside it; copy both (plus the layer you reduce with).
+   It plugs into the layers through operation.cuh's protocol alone: warpred_value (its
+   members), identity, and warpred_op_accumulator (the device-wide reduce's threads add
+   elements into an accumulator and the result converts to float/double at the end).
+   This header needs ops.cuh and its base beside it (plus the layer you reduce with).
 */
 #ifndef WARPRED_OP_RSUM_CUH
 #define WARPRED_OP_RSUM_CUH
@@ -118,13 +122,15 @@ template <> struct warpred__rsum_float<float> { typedef float type; };
 template <> struct warpred__rsum_float<double> { typedef double type; };
 template <typename F> struct warpred__rsum_float<warpred_rsum<F> > { typedef F type; };
 
-template <typename F, typename Fn> __device__ __forceinline__ void warpred__visit(warpred_rsum<F> &x, Fn f)
-{
+template <typename F> struct warpred_value<warpred_rsum<F> > {
+    template <typename Fn> static __device__ __forceinline__ void members(warpred_rsum<F> &x, Fn &f)
+    {
 #pragma unroll
-    for (int k = 0; k < warpred__rsum_traits<F>::K; k++) f(x.fold[k]);
-    f(x.bin);
-    f(x.flags);
-}
+        for (int k = 0; k < warpred__rsum_traits<F>::K; k++) f(x.fold[k]);
+        f(x.bin);
+        f(x.flags);
+    }
+};
 
 __device__ __forceinline__ double warpred__pow2(int e) /* 2^e for -1022 <= e <= 1023 */
 {
@@ -153,7 +159,8 @@ template <typename F> __device__ __forceinline__ int warpred__rsum_bin_of(F x)
     return b > 1 ? b : 1;
 }
 
-template <typename F> __host__ __device__ __forceinline__ warpred_rsum<F> warpred_rsum_empty(void)
+/* The sum of nothing: every fold at its pin, the lowest bin. */
+template <typename F> __host__ __device__ __forceinline__ warpred_rsum<F> warpred__rsum_empty(void)
 {
     warpred_rsum<F> a;
     for (int k = 0; k < warpred__rsum_traits<F>::K; k++)
@@ -221,9 +228,9 @@ template <typename F> __device__ __forceinline__ void warpred_rsum_add(warpred_r
     else warpred__rsum_widen(a, x); /* also NaN, which fails every compare */
 }
 
-template <typename F> __device__ __forceinline__ warpred_rsum<F> warpred_rsum_of(F x)
+template <typename F> __device__ __forceinline__ warpred_rsum<F> warpred_make_rsum(F x)
 {
-    warpred_rsum<F> a = warpred_rsum_empty<F>();
+    warpred_rsum<F> a = warpred__rsum_empty<F>();
     warpred_rsum_add(a, x);
     return a;
 }
@@ -246,22 +253,10 @@ struct warpred_op_rsum {
         a.flags |= b.flags;
         return a;
     }
-    template <typename A> static __device__ __forceinline__ A identity(void)
+    template <typename A> static __host__ __device__ __forceinline__ A identity(void)
     {
-        return warpred_rsum_empty<typename warpred__rsum_float<A>::type>();
+        return warpred__rsum_empty<typename warpred__rsum_float<A>::type>();
     }
-
-    /* For warpred_device_reduce (device_reduce.cuh): a thread adds its elements one by one
-       into an accumulator, and the result converts to out's type: F (the rounded sum) or the
-       accumulator itself. */
-    enum { absorbs = 1 };
-    static const unsigned long long max_count = warpred_rsum_max_count;
-    template <typename Out> struct accumulator { typedef warpred_rsum<typename warpred__rsum_float<Out>::type> type; };
-    template <typename F, typename V> static __device__ __forceinline__ void absorb(warpred_rsum<F> &a, V x)
-    {
-        warpred_rsum_add(a, (F)x);
-    }
-    template <typename Out, typename F> static __device__ __forceinline__ Out finish(const warpred_rsum<F> &a);
 };
 
 template <typename F> __device__ __forceinline__ F warpred__rsum_special(int flags)
@@ -295,10 +290,27 @@ template <typename F> __device__ __forceinline__ F warpred_rsum_value(warpred_rs
     return (F)(scaled * warpred__pow2(-(warpred__rsum_traits<F>::SCALE0 - WARPRED__RSUM_W * a.bin)));
 }
 
-template <typename Out, typename F> __device__ __forceinline__ Out warpred_op_rsum::finish(const warpred_rsum<F> &a)
-{
-    if constexpr (warpred__same<Out, warpred_rsum<F> >::value) return a;
-    else return warpred_rsum_value(a);
-}
+/* For warpred_device_reduce (device_reduce.cuh): a thread adds its elements one by one into
+   an accumulator, and the result converts to out's type R: F (the rounded sum) or the
+   accumulator itself. */
+template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
+    typedef warpred_rsum<typename warpred__rsum_float<R>::type> type;
+    static const unsigned long long max_count = warpred_rsum_max_count;
+    static __device__ __forceinline__ type start(void) { return warpred_op_rsum::identity<type>(); }
+    template <typename V> static __device__ __forceinline__ void absorb(const warpred_op_rsum &, type &a, const V &x)
+    {
+        warpred_rsum_add(a, (typename warpred__rsum_float<R>::type)x);
+    }
+    template <int K, typename V> static __device__ __forceinline__ void absorb_batch(const warpred_op_rsum &op, type &a, const V (&x)[K])
+    {
+#pragma unroll
+        for (int j = 0; j < K; j++) absorb(op, a, x[j]);
+    }
+    static __device__ __forceinline__ R finish(const type &a)
+    {
+        if constexpr (warpred__same<R, type>::value) return a;
+        else return warpred_rsum_value(a);
+    }
+};
 
 #endif /* WARPRED_OP_RSUM_CUH */

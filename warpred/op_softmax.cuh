@@ -6,9 +6,9 @@
    operation that every layer can run:
 
      warpred_softmax<F>        { F max; F sum; }   F: float or double
-     warpred_softmax_of(x)     the pair of one value: {x, 1}; -inf gives {-inf, 0}
+     warpred_make_softmax(x)   the pair of one value: {x, 1}; -inf gives {-inf, 0}
      warpred_op_softmax        merges two pairs
-     warpred_xf_softmax        transform for warpred_device_reduce: x -> warpred_softmax_of(x)
+     warpred_xf_softmax        transform for warpred_device_transform_reduce: x -> warpred_make_softmax(x)
 
    USAGE
        #include <warpred/op_softmax.cuh>
@@ -19,7 +19,7 @@
            const float *row = x + (size_t)blockIdx.x * cols;
            warpred_softmax<float> p = warpred_op_softmax::identity<warpred_softmax<float> >();
            for (int c = threadIdx.x; c < cols; c += blockDim.x)
-               p = warpred_op_softmax()(p, warpred_softmax_of(row[c]));
+               p = warpred_op_softmax()(p, warpred_make_softmax(row[c]));
            p = warpred_block_allreduce(p, warpred_op_softmax());
            for (int c = threadIdx.x; c < cols; c += blockDim.x)
                y[(size_t)blockIdx.x * cols + c] = expf(row[c] - p.max) / p.sum;
@@ -41,7 +41,7 @@
      NaN inputs      the pair becomes (NaN, NaN), canonical NaNs: the max is warpred_op_max's.
    exp is expf / exp: --use_fast_math turns expf into the faster, less exact __expf.
 
-   This header needs ops.cuh beside it; copy both (plus the layer you reduce with).
+   This header needs ops.cuh and its base beside it (plus the layer you reduce with).
 */
 #ifndef WARPRED_OP_SOFTMAX_CUH
 #define WARPRED_OP_SOFTMAX_CUH
@@ -53,13 +53,11 @@ template <typename F> struct warpred_softmax {
     F sum;
 };
 
-template <typename F, typename Fn> __device__ __forceinline__ void warpred__visit(warpred_softmax<F> &x, Fn f)
-{
-    f(x.max);
-    f(x.sum);
-}
+template <typename F> struct warpred_value<warpred_softmax<F> > {
+    template <typename Fn> static __device__ __forceinline__ void members(warpred_softmax<F> &x, Fn &f) { f(x.max); f(x.sum); }
+};
 
-template <typename F> __device__ __forceinline__ warpred_softmax<F> warpred_softmax_of(F x)
+template <typename F> __device__ __forceinline__ warpred_softmax<F> warpred_make_softmax(F x)
 {
     static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value, "warpred_softmax: float or double");
     warpred_softmax<F> p;
@@ -96,11 +94,11 @@ struct warpred_op_softmax {
     }
 };
 
-/* For warpred_device_reduce: element x becomes the pair of one value. */
+/* For warpred_device_transform_reduce: element x becomes the pair of one value. */
 struct warpred_xf_softmax {
-    template <typename F> __device__ __forceinline__ warpred_softmax<F> operator()(F x, unsigned long long) const
+    template <typename F> __device__ __forceinline__ warpred_softmax<F> operator()(F x, size_t) const
     {
-        return warpred_softmax_of(x);
+        return warpred_make_softmax(x);
     }
 };
 

@@ -28,22 +28,23 @@
 
    (This snippet is compiled and checked in tests/test_tuple.cu.)
 
-   SEMANTICS  Member i of the result follows Oi's rules (NaN, -0, wrapping) exactly. At warp
-   level it has the very bits that reducing member i alone with Oi gives at the same shape:
-   the warp trees run each member on its own path (float/double min/max members keep the
-   one-instruction step and the vote at the end). At block and grid level integer, min/max and
-   bitwise members still equal separate calls (their results do not depend on the order),
-   while a float sum member may differ from a separate call in the last bits: a block folds a
-   tuple by warp partials and a lone scalar by raking (block_reduce.cuh, ORDER OF FLOAT SUMS;
-   raking a tuple would take a shared-memory cell of the whole tuple per thread), and the grid
-   layer loads fewer partials of a large value at once. Every result is still deterministic. Identity: the tuple of the members' identities (a float sum member's is +0,
-   so warpred_device_reduce over only -0 gives +0 there, where warpred_device_sum gives -0).
+   SEMANTICS  Member i of the result follows Oi's rules (NaN, -0, wrapping) exactly, and each
+   member keeps its operation's fast paths (float/double min/max members their one-instruction
+   step and the vote at the end). At warp level member i has the very bits that reducing member
+   i alone with Oi gives at the same shape. Integer, min/max and bitwise members equal separate
+   calls at every level (their results do not depend on the order). A float sum member may
+   differ from a separate call in the last bits at block level and above, where a tuple (a
+   compound value) folds by warp results and a lone scalar rakes: block_reduce.cuh, ORDER,
+   states both orders, and tests/test_tuple.cu checks them to the bit. Every result is
+   deterministic. Identity: the tuple of the members' identities; the device-wide reduce
+   starts each member as it starts that member's operation alone (float sums from -0).
 
    COST  A tuple saves latency (the members' shuffles overlap) and, at block level, barriers;
    it does not save instructions: in a throughput-bound loop at warp level it runs about as
-   fast as separate calls. Measured on an H100 (`make bench`, bench_compound): see the README.
+   fast as separate calls. Figures: docs/BENCHMARKS.md (bench_compound).
 
-   This header needs ops.cuh beside it; copy both (plus the layer you reduce with).
+   It plugs into the layers through operation.cuh's protocol alone (each_member).
+   This header needs ops.cuh and its base beside it (plus the layer you reduce with).
 */
 #ifndef WARPRED_OP_TUPLE_CUH
 #define WARPRED_OP_TUPLE_CUH
@@ -54,97 +55,71 @@ template <typename A, typename B> struct warpred_tuple2 { A v0; B v1; };
 template <typename A, typename B, typename C> struct warpred_tuple3 { A v0; B v1; C v2; };
 template <typename A, typename B, typename C, typename D> struct warpred_tuple4 { A v0; B v1; C v2; D v3; };
 
+template <typename A, typename B> struct warpred_value<warpred_tuple2<A, B> > {
+    template <typename F> static __device__ __forceinline__ void members(warpred_tuple2<A, B> &x, F &f) { f(x.v0); f(x.v1); }
+};
+template <typename A, typename B, typename C> struct warpred_value<warpred_tuple3<A, B, C> > {
+    template <typename F> static __device__ __forceinline__ void members(warpred_tuple3<A, B, C> &x, F &f) { f(x.v0); f(x.v1); f(x.v2); }
+};
+template <typename A, typename B, typename C, typename D> struct warpred_value<warpred_tuple4<A, B, C, D> > {
+    template <typename F> static __device__ __forceinline__ void members(warpred_tuple4<A, B, C, D> &x, F &f)
+    {
+        f(x.v0); f(x.v1); f(x.v2); f(x.v3);
+    }
+};
+
 template <typename A, typename B> __host__ __device__ __forceinline__ warpred_tuple2<A, B> warpred_make_tuple(A a, B b)
 {
-    warpred_tuple2<A, B> t;
-    t.v0 = a; t.v1 = b;
+    warpred_tuple2<A, B> t = {a, b};
     return t;
 }
 template <typename A, typename B, typename C>
 __host__ __device__ __forceinline__ warpred_tuple3<A, B, C> warpred_make_tuple(A a, B b, C c)
 {
-    warpred_tuple3<A, B, C> t;
-    t.v0 = a; t.v1 = b; t.v2 = c;
+    warpred_tuple3<A, B, C> t = {a, b, c};
     return t;
 }
 template <typename A, typename B, typename C, typename D>
 __host__ __device__ __forceinline__ warpred_tuple4<A, B, C, D> warpred_make_tuple(A a, B b, C c, D d)
 {
-    warpred_tuple4<A, B, C, D> t;
-    t.v0 = a; t.v1 = b; t.v2 = c; t.v3 = d;
+    warpred_tuple4<A, B, C, D> t = {a, b, c, d};
     return t;
 }
 
-/* Shuffled and copied member by member by the layers. */
-template <typename A, typename B, typename F> __device__ __forceinline__ void warpred__visit(warpred_tuple2<A, B> &x, F f)
-{
-    f(x.v0); f(x.v1);
-}
-template <typename A, typename B, typename C, typename F>
-__device__ __forceinline__ void warpred__visit(warpred_tuple3<A, B, C> &x, F f)
-{
-    f(x.v0); f(x.v1); f(x.v2);
-}
-template <typename A, typename B, typename C, typename D, typename F>
-__device__ __forceinline__ void warpred__visit(warpred_tuple4<A, B, C, D> &x, F f)
-{
-    f(x.v0); f(x.v1); f(x.v2); f(x.v3);
-}
-
+/* Member i with operation i (operation.cuh: each_member); combining, the identity and the
+   warp trees' fast paths all follow from it. */
 template <typename O0, typename O1> struct warpred_op_tuple2 {
     O0 op0;
     O1 op1;
-    template <typename A, typename B>
-    __device__ __forceinline__ warpred_tuple2<A, B> operator()(warpred_tuple2<A, B> a, warpred_tuple2<A, B> b) const
+    template <typename T, typename F> __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
     {
-        return warpred_make_tuple(op0(a.v0, b.v0), op1(a.v1, b.v1));
+        f(op0, r.v0, a.v0, b.v0); f(op1, r.v1, a.v1, b.v1);
     }
-    template <typename Tuple> static __device__ __forceinline__ Tuple identity(void)
-    {
-        Tuple t;
-        t.v0 = O0::template identity<decltype(t.v0)>();
-        t.v1 = O1::template identity<decltype(t.v1)>();
-        return t;
-    }
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__combine_members(*this, a, b); }
+    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__identity_members<T>(warpred_op_tuple2()); }
 };
 template <typename O0, typename O1, typename O2> struct warpred_op_tuple3 {
     O0 op0;
     O1 op1;
     O2 op2;
-    template <typename A, typename B, typename C>
-    __device__ __forceinline__ warpred_tuple3<A, B, C> operator()(warpred_tuple3<A, B, C> a, warpred_tuple3<A, B, C> b) const
+    template <typename T, typename F> __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
     {
-        return warpred_make_tuple(op0(a.v0, b.v0), op1(a.v1, b.v1), op2(a.v2, b.v2));
+        f(op0, r.v0, a.v0, b.v0); f(op1, r.v1, a.v1, b.v1); f(op2, r.v2, a.v2, b.v2);
     }
-    template <typename Tuple> static __device__ __forceinline__ Tuple identity(void)
-    {
-        Tuple t;
-        t.v0 = O0::template identity<decltype(t.v0)>();
-        t.v1 = O1::template identity<decltype(t.v1)>();
-        t.v2 = O2::template identity<decltype(t.v2)>();
-        return t;
-    }
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__combine_members(*this, a, b); }
+    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__identity_members<T>(warpred_op_tuple3()); }
 };
 template <typename O0, typename O1, typename O2, typename O3> struct warpred_op_tuple4 {
     O0 op0;
     O1 op1;
     O2 op2;
     O3 op3;
-    template <typename A, typename B, typename C, typename D>
-    __device__ __forceinline__ warpred_tuple4<A, B, C, D> operator()(warpred_tuple4<A, B, C, D> a,
-                                                                     warpred_tuple4<A, B, C, D> b) const
+    template <typename T, typename F> __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
     {
-        return warpred_make_tuple(op0(a.v0, b.v0), op1(a.v1, b.v1), op2(a.v2, b.v2), op3(a.v3, b.v3));
+        f(op0, r.v0, a.v0, b.v0); f(op1, r.v1, a.v1, b.v1); f(op2, r.v2, a.v2, b.v2); f(op3, r.v3, a.v3, b.v3);
     }
-    template <typename Tuple> static __device__ __forceinline__ Tuple identity(void)
-    {
-        Tuple t;
-        t.v0 = O0::template identity<decltype(t.v0)>();
-        t.v1 = O1::template identity<decltype(t.v1)>();
-        t.v2 = O2::template identity<decltype(t.v2)>();
-        t.v3 = O3::template identity<decltype(t.v3)>();
-        return t;
-    }
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__combine_members(*this, a, b); }
+    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__identity_members<T>(warpred_op_tuple4()); }
 };
 
 template <typename O0, typename O1> __host__ __device__ __forceinline__ warpred_op_tuple2<O0, O1> warpred_make_op_tuple(O0 a, O1 b)

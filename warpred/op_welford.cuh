@@ -6,13 +6,13 @@
    every warpred layer can run:
 
      warpred_welford<F>          { F mean; F m2; long long count; }   F: float or double
-     warpred_welford_of(x)       the summary of one value: {x, 0, 1}
-     warpred_welford_empty<F>()  the summary of nothing: {0, 0, 0} (the identity)
+     warpred_make_welford(x)     the summary of one value: {x, 0, 1}
+     warpred_op_welford::identity<warpred_welford<F> >()   the summary of nothing: {0, 0, 0}
      warpred_op_welford          merges two summaries (Chan et al.)
      warpred_welford_mean(w)     mean (NaN when count == 0)
      warpred_welford_var_pop(w)  population variance m2 / count (NaN when count == 0)
      warpred_welford_var_sample(w)  sample variance m2 / (count - 1) (NaN when count < 2)
-     warpred_xf_welford          transform for warpred_device_reduce: x -> warpred_welford_of(x)
+     warpred_xf_welford          transform for warpred_device_transform_reduce: x -> warpred_make_welford(x)
 
    USAGE
        #include <warpred/op_welford.cuh>
@@ -20,9 +20,9 @@
 
        __global__ void row_stats(const float *x, int cols, float *mean, float *var)  // a block per row
        {
-           warpred_welford<float> w = warpred_welford_empty<float>();
+           warpred_welford<float> w = warpred_op_welford::identity<warpred_welford<float> >();
            for (int c = threadIdx.x; c < cols; c += blockDim.x)
-               w = warpred_op_welford()(w, warpred_welford_of(x[blockIdx.x * cols + c]));
+               w = warpred_op_welford()(w, warpred_make_welford(x[blockIdx.x * cols + c]));
            w = warpred_block_reduce(w, warpred_op_welford());
            if (threadIdx.x == 0) {
                mean[blockIdx.x] = warpred_welford_mean(w);
@@ -46,7 +46,7 @@
    smaller than that ulp squared are out of reach of any float method. Use double for data
    with a large offset and a tiny spread (tests/test_welford.cu measures both).
 
-   This header needs ops.cuh beside it; copy both (plus the layer you reduce with).
+   This header needs ops.cuh and its base beside it (plus the layer you reduce with).
 */
 #ifndef WARPRED_OP_WELFORD_CUH
 #define WARPRED_OP_WELFORD_CUH
@@ -59,30 +59,17 @@ template <typename F> struct warpred_welford {
     long long count;
 };
 
-template <typename F, typename Fn> __device__ __forceinline__ void warpred__visit(warpred_welford<F> &x, Fn f)
-{
-    f(x.mean);
-    f(x.m2);
-    f(x.count);
-}
+template <typename F> struct warpred_value<warpred_welford<F> > {
+    template <typename Fn> static __device__ __forceinline__ void members(warpred_welford<F> &x, Fn &f) { f(x.mean); f(x.m2); f(x.count); }
+};
 
-template <typename F> __host__ __device__ __forceinline__ warpred_welford<F> warpred_welford_of(F x)
+template <typename F> __host__ __device__ __forceinline__ warpred_welford<F> warpred_make_welford(F x)
 {
     static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value, "warpred_welford: float or double");
     warpred_welford<F> w;
     w.mean = x;
     w.m2 = 0;
     w.count = 1;
-    return w;
-}
-
-template <typename F> __host__ __device__ __forceinline__ warpred_welford<F> warpred_welford_empty(void)
-{
-    static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value, "warpred_welford: float or double");
-    warpred_welford<F> w;
-    w.mean = 0;
-    w.m2 = 0;
-    w.count = 0;
     return w;
 }
 
@@ -110,9 +97,14 @@ struct warpred_op_welford {
         r.m2 = a.m2 + b.m2 + delta * delta * ((F)a.count * ((F)b.count / n));
         return r;
     }
-    template <typename W> static __device__ __forceinline__ W identity(void)
+    /* {0, 0, 0}: W is a warpred_welford<F> */
+    template <typename W> static __host__ __device__ __forceinline__ W identity(void)
     {
-        return warpred_welford_empty<decltype(W().mean)>();
+        W w;
+        w.mean = 0;
+        w.m2 = 0;
+        w.count = 0;
+        return w;
     }
 };
 
@@ -131,13 +123,13 @@ template <typename F> __host__ __device__ __forceinline__ F warpred_welford_var_
     return w.count > 1 ? w.m2 / (F)(w.count - 1) : warpred__welford_nan<F>();
 }
 
-/* For warpred_device_reduce: element x becomes the summary of one value (in F: float input
+/* For warpred_device_transform_reduce: element x becomes the summary of one value (in F: float input
    with F = double accumulates in double). */
 template <typename F = void> struct warpred_xf_welford {
-    template <typename T> __device__ __forceinline__ auto operator()(T x, unsigned long long) const
+    template <typename T> __device__ __forceinline__ auto operator()(T x, size_t) const
     {
-        if constexpr (warpred__same<F, void>::value) return warpred_welford_of(x);
-        else return warpred_welford_of((F)x);
+        if constexpr (warpred__same<F, void>::value) return warpred_make_welford(x);
+        else return warpred_make_welford((F)x);
     }
 };
 

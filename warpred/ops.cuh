@@ -1,10 +1,9 @@
 /* warpred/ops.cuh - the operations every warpred reduction applies.      MIT licensed, see LICENSE.
 
-   The bottom layer of warpred: the function objects that say how two values combine, each with
-   its identity, and the IEEE 754 rules they follow. warp_reduce.cuh, block_reduce.cuh,
-   grid_reduce.cuh and device_reduce.cuh apply them across lanes, threads and blocks; the
-   compound operations (op_argminmax.cuh, op_tuple.cuh, op_welford.cuh, op_softmax.cuh) are
-   built on them. You rarely include this header yourself: every other header does.
+   The function objects that say how two values combine, each with its identity and the IEEE
+   754 rules it follows. warp_reduce.cuh, block_reduce.cuh, grid_reduce.cuh and
+   device_reduce.cuh apply them across lanes, threads and blocks through the protocol of
+   operation.cuh. You rarely include this header yourself: every layer does.
 
    USAGE
        #include <warpred/ops.cuh>
@@ -31,13 +30,9 @@
      warpred_op_min_num/  the NaN-ignoring versions (IEEE minimumNumber/maximumNumber, like
        warpred_op_max_num numpy.nanmin/nanmax or fminf/fmaxf): NaN is missing data; the result
                           is NaN only if every input is NaN. -0 < +0 as above.
-     warpred_op_and/or/xor  bitwise; integer types only (a static_assert says so otherwise).
-     your own             any function object with  T operator()(T a, T b) const  that is
-                          __device__, associative and commutative (the butterfly combines
-                          lanes in a different order in each lane; commutativity is what makes
-                          every lane get the bitwise-identical result). Give it a
-                          template <typename T> static __device__ T identity() to use it with
-                          warpred_device_reduce.
+     warpred_op_and/or/xor  bitwise; integer members only (a static_assert says so otherwise).
+   Each works member by member on compound values (float2, int4, your structs: value.cuh), with
+   the rules above in every member. Your own operations: operation.cuh.
    Every NaN a warpred min/max produces is the canonical quiet NaN: 0x7fffffff (float),
    0x7fffffffffffffff (double), 0x7fff (__half, __nv_bfloat16), whatever NaNs went in. A
    reduction over a single value applies no operation and returns that value unchanged, NaN
@@ -45,218 +40,29 @@
 
    IDENTITIES  Op::identity<T>(): the value e with op(e, x) == x for every x. sum: 0; min: +inf
    (integers: the largest value); max: -inf (integers: the lowest); min_num / max_num: the
-   canonical NaN (integers: as min / max); and: all ones; or, xor: 0.
+   canonical NaN (integers: as min / max); and: all ones; or, xor: 0. Compound values: each
+   member's.
 
-   TYPES  int, unsigned, long long, unsigned long long, float, double, __half, __nv_bfloat16,
-   and the compound types of the op_*.cuh headers. Any other type stops the compilation with
-   one static_assert that lists these. Under nvcc this header includes <cuda_fp16.h> and
-   <cuda_bf16.h>; under NVRTC it includes nothing: include those two first (with the toolkit's
-   include/ on NVRTC's path) to reduce __half / __nv_bfloat16.
+   FAST PATHS (operation.cuh)  32-bit integer sum/min/max/and/or/xor over a whole warp use
+   redux.sync on sm_80+ (WARPRED_NO_REDUX turns it off); float/double min/max run a plain
+   tree of hardware min/max and one warp vote on whether any input is a NaN or a zero, then
+   settle those cases exactly (warp_reduce.cuh, HARDWARE PATHS). Float sums start the
+   device-wide reduce's threads from -0 (-0 + x == x for every x, where +0 + -0 == +0).
 
-   CONFIGURATION (define before including any warpred header)
-     WARPRED_ASSERT(cond)    device-side precondition check; default assert(cond), which
-                             NDEBUG turns off.
-     WARPRED_NO_REDUX        never use the redux.sync instruction (see warp_reduce.cuh).
-     WARPRED_NO_NAN_MINMAX   never use the sm_80 max.NaN/min.NaN instructions (the portable
-                             path older GPUs take; the tests run both).
-
-   VERSION  WARPRED_VERSION_MAJOR, _MINOR, _PATCH and WARPRED_VERSION (MAJOR * 10000 +
-   MINOR * 100 + PATCH). Mixing headers of different versions stops with an #error.
-
-   This header is the base of the others: copy it with any warpred header.
+   This header needs operation.cuh, value.cuh, ieee.cuh, types.cuh, lanes.cuh, config.cuh and
+   version.h beside it.
 */
 #ifndef WARPRED_OPS_CUH
 #define WARPRED_OPS_CUH
 
-/* ---- configuration (repeated in every warpred header that includes no other) ---- */
-#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
-#  error "warpred/*.cuh are CUDA device headers: compile with nvcc or NVRTC (host .c/.cpp files: include warpred/grid_scratch.h)"
-/* gcc and clang go on after #error; a missing file stops them, so the #error stays the only message
-   about warpred that counts */
-#  include "warpred: stop here"
-#endif
-#ifndef WARPRED_VERSION
-#  define WARPRED_VERSION_MAJOR 0
-#  define WARPRED_VERSION_MINOR 2
-#  define WARPRED_VERSION_PATCH 0
-#  define WARPRED_VERSION 200
-#elif WARPRED_VERSION != 200
-#  error "warpred: headers of different versions are mixed (this is warpred/ops.cuh 0.2.0)"
-#endif
-#ifndef WARPRED_ASSERT
-#  ifndef __CUDACC_RTC__
-#    include <assert.h>
-#  endif
-#  define WARPRED_ASSERT(cond) assert(cond)
-#endif
-#if !defined(__CUDACC_RTC__)
-#  include <cuda_fp16.h>
-#  include <cuda_bf16.h>
-#endif
-
-/* ---- lanes ---- */
-
-__device__ __forceinline__ unsigned warpred__lane_id(void)
-{
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    return lane;
-}
-
-/* The lanes below this one, as a mask. */
-__device__ __forceinline__ unsigned warpred__lanes_below(void)
-{
-    unsigned mask;
-    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
-    return mask;
-}
-
-/* Lanes 0..n-1 as a mask, 1 <= n <= 32. */
-__device__ __forceinline__ unsigned warpred__first_lanes(int n) { return 0xffffffffu >> (32 - n); }
-
-/* ---- types ---- */
-
-template <typename A, typename B> struct warpred__same { enum { value = 0 }; };
-template <typename A> struct warpred__same<A, A> { enum { value = 1 }; };
-template <typename T> struct warpred__always_false { enum { value = 0 }; };
-
-template <typename S> struct warpred__unsigned_of;
-template <> struct warpred__unsigned_of<short> { typedef unsigned short type; };
-template <> struct warpred__unsigned_of<int> { typedef unsigned type; };
-template <> struct warpred__unsigned_of<long long> { typedef unsigned long long type; };
-
-template <typename T> struct warpred__is_integer { enum { value = 0 }; };
-template <> struct warpred__is_integer<int> { enum { value = 1 }; };
-template <> struct warpred__is_integer<unsigned> { enum { value = 1 }; };
-template <> struct warpred__is_integer<long long> { enum { value = 1 }; };
-template <> struct warpred__is_integer<unsigned long long> { enum { value = 1 }; };
-
-/* Bit-level view of a floating-point type: S is the signed integer of the same width. The one
-   statement of warpred's order on floating point is order_key: its signed integer order is the
-   numeric order of non-NaN values with -0 < +0 (negative patterns have all bits but the sign
-   flipped, so larger magnitudes sort lower). */
-template <typename F> struct warpred__float_bits { enum { is_float = 0 }; };
-template <> struct warpred__float_bits<float> {
-    enum { is_float = 1 };
-    typedef int S;
-    static __device__ __forceinline__ S bits(float x) { return __float_as_int(x); }
-    static __device__ __forceinline__ float value(S b) { return __int_as_float(b); }
-    static __device__ __forceinline__ S canonical_nan(void) { return 0x7fffffff; }
-    static __device__ __forceinline__ S inf(void) { return 0x7f800000; }
-    static __device__ __forceinline__ S magnitude_mask(void) { return 0x7fffffff; }
-};
-template <> struct warpred__float_bits<double> {
-    enum { is_float = 1 };
-    typedef long long S;
-    static __device__ __forceinline__ S bits(double x) { return __double_as_longlong(x); }
-    static __device__ __forceinline__ double value(S b) { return __longlong_as_double(b); }
-    static __device__ __forceinline__ S canonical_nan(void) { return 0x7fffffffffffffffll; }
-    static __device__ __forceinline__ S inf(void) { return 0x7ff0000000000000ll; }
-    static __device__ __forceinline__ S magnitude_mask(void) { return 0x7fffffffffffffffll; }
-};
-#define WARPRED__FLOAT16_BITS(H, INF, TO_BITS, FROM_BITS)                                          \
-    template <> struct warpred__float_bits<H> {                                                   \
-        enum { is_float = 1 };                                                                    \
-        typedef short S;                                                                          \
-        static __device__ __forceinline__ S bits(H x) { return (S)TO_BITS(x); }                   \
-        static __device__ __forceinline__ H value(S b) { return FROM_BITS((unsigned short)b); }   \
-        static __device__ __forceinline__ S canonical_nan(void) { return 0x7fff; }                \
-        static __device__ __forceinline__ S inf(void) { return INF; }                             \
-        static __device__ __forceinline__ S magnitude_mask(void) { return 0x7fff; }               \
-    };
-#if defined(__CUDA_FP16_TYPES_EXIST__)
-WARPRED__FLOAT16_BITS(__half, 0x7c00, __half_as_ushort, __ushort_as_half)
-#endif
-#if defined(__CUDA_BF16_TYPES_EXIST__)
-WARPRED__FLOAT16_BITS(__nv_bfloat16, 0x7f80, __bfloat16_as_ushort, __ushort_as_bfloat16)
-#endif
-#undef WARPRED__FLOAT16_BITS
-
-template <typename S> __device__ __forceinline__ S warpred__order_key(S bits)
-{
-    const S flip = (S)~((unsigned long long)1 << (sizeof(S) * 8 - 1)); /* every bit but the sign */
-    return bits < 0 ? (S)(bits ^ flip) : bits;
-}
-
-template <typename F> __device__ __forceinline__ bool warpred__isnan_bits(typename warpred__float_bits<F>::S b)
-{
-    typedef warpred__float_bits<F> B;
-    return (b & B::magnitude_mask()) > B::inf();
-}
-
-template <typename F> __device__ __forceinline__ bool warpred__isnan(F x)
-{
-    return warpred__isnan_bits<F>(warpred__float_bits<F>::bits(x));
-}
-
-template <typename F> __device__ __forceinline__ F warpred__canonical_nan(void)
-{
-    return warpred__float_bits<F>::value(warpred__float_bits<F>::canonical_nan());
-}
-
-/* The hardware's min/max: NaN-ignoring (a NaN comes back only when both inputs are NaN, and
-   then, for f64, possibly an input's NaN), -0 and +0 unordered. The building block of the
-   IEEE operations below and of the warp trees' fast path. */
-__device__ __forceinline__ float warpred__hw_max(float a, float b) { float r; asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
-__device__ __forceinline__ float warpred__hw_min(float a, float b) { float r; asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
-__device__ __forceinline__ double warpred__hw_max(double a, double b) { double r; asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b)); return r; }
-__device__ __forceinline__ double warpred__hw_min(double a, double b) { double r; asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b)); return r; }
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED_NO_NAN_MINMAX)
-#  define WARPRED__HAS_NAN_MINMAX 1
-#else
-#  define WARPRED__HAS_NAN_MINMAX 0
-#endif
-
-/* IEEE maximum/minimum (Num false: NaN wins) and maximumNumber/minimumNumber (Num true: NaN
-   loses), -0 < +0, canonical NaN. On sm_80+ max.NaN/min.NaN (f32) return the canonical NaN
-   when either input is NaN. A pair of zeros is settled on the bits (AND keeps +0 for max, OR
-   keeps -0 for min); that test is on bits too, so flush-to-zero never turns a subnormal into a
-   "zero". Inline PTX carries no .ftz, so --use_fast_math changes nothing here. */
-template <bool IsMax, bool Num, typename F> __device__ __forceinline__ F warpred__ieee_minmax(F a, F b)
-{
-    typedef warpred__float_bits<F> B;
-    F r;
-    if constexpr (warpred__same<F, float>::value && WARPRED__HAS_NAN_MINMAX && !Num) {
-        if (IsMax) asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        else asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    } else {
-        r = IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
-        if ((!Num && (warpred__isnan(a) || warpred__isnan(b))) || warpred__isnan(r)) r = warpred__canonical_nan<F>();
-    }
-    const typename B::S ua = B::bits(a), ub = B::bits(b);
-    if (((ua | ub) & B::magnitude_mask()) == 0) r = B::value(IsMax ? ua & ub : ua | ub);
-    return r;
-}
-
-/* 16-bit floats convert to float exactly: compare as float and hand back the original 16-bit
-   value (or the 16-bit canonical NaN). */
-template <bool IsMax, bool Num, typename H> __device__ __forceinline__ H warpred__ieee_minmax16(H a, H b, float fa, float fb)
-{
-    const float r = warpred__ieee_minmax<IsMax, Num>(fa, fb);
-    if (warpred__isnan(r)) return warpred__canonical_nan<H>();
-    return __float_as_uint(r) == __float_as_uint(fa) ? a : b;
-}
-
-/* min/max of any supported type: integers in their usual order, floating point as above. */
-template <bool IsMax, bool Num, typename T> __device__ __forceinline__ T warpred__minmax(T a, T b)
-{
-    if constexpr (warpred__is_integer<T>::value) return IsMax ? (a < b ? b : a) : (b < a ? b : a);
-#if defined(__CUDA_FP16_TYPES_EXIST__)
-    else if constexpr (warpred__same<T, __half>::value) return warpred__ieee_minmax16<IsMax, Num>(a, b, __half2float(a), __half2float(b));
-#endif
-#if defined(__CUDA_BF16_TYPES_EXIST__)
-    else if constexpr (warpred__same<T, __nv_bfloat16>::value)
-        return warpred__ieee_minmax16<IsMax, Num>(a, b, __bfloat162float(a), __bfloat162float(b));
-#endif
-    else return warpred__ieee_minmax<IsMax, Num>(a, b);
-}
+#include "ieee.cuh"
+#include "lanes.cuh"
+#include "operation.cuh"
 
 /* Signed overflow is undefined in C++; the reduction wraps instead, as the hardware does. */
 template <typename T> __device__ __forceinline__ T warpred__add(T a, T b)
 {
-    if constexpr (warpred__same<T, int>::value) return (int)((unsigned)a + (unsigned)b);
-    else if constexpr (warpred__same<T, long long>::value) return (long long)((unsigned long long)a + (unsigned long long)b);
+    if constexpr (warpred__is_integer<T>::value) return (T)((unsigned long long)a + (unsigned long long)b);
 #if defined(__CUDA_FP16_TYPES_EXIST__)
     else if constexpr (warpred__same<T, __half>::value) return __hadd(a, b);
 #endif
@@ -266,126 +72,176 @@ template <typename T> __device__ __forceinline__ T warpred__add(T a, T b)
     else return a + b;
 }
 
-/* ---- the value types reductions accept ----
-   Scalars are shuffled and loaded directly; a compound type (a struct of an op_*.cuh header)
-   provides  warpred__visit(T &x, F f)  calling f on each member, which the layers use to move it
-   member by member (never its padding). Any other type ends here with one message. */
-template <typename T> struct warpred__is_scalar { enum { value = warpred__is_integer<T>::value || warpred__float_bits<T>::is_float }; };
-
-/* Scalars, or tuples (op_tuple.cuh) of scalars: values whose operations are short, and which the
-   layers fold the way they fold each member alone (so a tuple member gets the bits of a
-   separate call). */
-template <typename A, typename B> struct warpred_tuple2;
-template <typename A, typename B, typename C> struct warpred_tuple3;
-template <typename A, typename B, typename C, typename D> struct warpred_tuple4;
-template <typename T> struct warpred__scalar_members { enum { value = warpred__is_scalar<T>::value }; };
-template <typename A, typename B> struct warpred__scalar_members<warpred_tuple2<A, B> > {
-    enum { value = warpred__scalar_members<A>::value && warpred__scalar_members<B>::value };
+/* One message per type, and nothing else compiled for it. */
+template <typename T> struct warpred__require_integer {
+    static_assert(warpred__is_integer<T>::value, "warpred_op_and/or/xor: integer members only (convert floats to their bits first)");
+    enum { value = warpred__is_integer<T>::value };
 };
-template <typename A, typename B, typename C> struct warpred__scalar_members<warpred_tuple3<A, B, C> > {
-    enum { value = warpred__scalar_members<A>::value && warpred__scalar_members<B>::value && warpred__scalar_members<C>::value };
-};
-template <typename A, typename B, typename C, typename D> struct warpred__scalar_members<warpred_tuple4<A, B, C, D> > {
-    enum {
-        value = warpred__scalar_members<A>::value && warpred__scalar_members<B>::value && warpred__scalar_members<C>::value &&
-                warpred__scalar_members<D>::value
-    };
-};
+template <typename T> __device__ __forceinline__ constexpr bool warpred__bitwise_ok(void) { return warpred__require_integer<T>::value != 0; }
 
-template <typename T, typename F> __device__ __forceinline__ void warpred__visit(T &, F)
-{
-    static_assert(warpred__always_false<T>::value,
-                  "warpred: unsupported value type. Supported: int, unsigned, long long, unsigned long long, float, "
-                  "double, __half, __nv_bfloat16, and the compound types of warpred/op_*.cuh (warpred_arg, "
-                  "warpred_tuple2/3/4, warpred_welford, warpred_softmax)");
-}
+/* ---- the operations ---- */
 
-struct warpred__no_member_op {
-    template <typename M> __device__ __forceinline__ void operator()(M &) const {}
+struct warpred_op_sum : warpred_elementwise<warpred_op_sum> {
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__add(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__zero<T>(); }
 };
-
-template <typename T> __device__ __forceinline__ void warpred__check_type(void)
-{
-    if constexpr (!warpred__is_scalar<T>::value) {
-        T x;
-        warpred__visit(x, warpred__no_member_op()); /* fails to compile, with the message above, for unsupported types */
-    }
-}
-
-/* Extreme values, for the identities. */
-template <typename T> __device__ __forceinline__ T warpred__lowest(void)
-{
-    if constexpr (warpred__same<T, int>::value) return (int)0x80000000u;
-    else if constexpr (warpred__same<T, long long>::value) return (long long)0x8000000000000000ull;
-    else if constexpr (warpred__is_integer<T>::value) return (T)0;
-    else return warpred__float_bits<T>::value((typename warpred__float_bits<T>::S)(warpred__float_bits<T>::inf() | ~warpred__float_bits<T>::magnitude_mask()));
-}
-template <typename T> __device__ __forceinline__ T warpred__highest(void)
-{
-    if constexpr (warpred__same<T, int>::value) return 0x7fffffff;
-    else if constexpr (warpred__same<T, long long>::value) return 0x7fffffffffffffffll;
-    else if constexpr (warpred__is_integer<T>::value) return (T)~(T)0;
-    else return warpred__float_bits<T>::value(warpred__float_bits<T>::inf());
-}
-template <typename T> __device__ __forceinline__ T warpred__zero(void)
-{
-    if constexpr (warpred__is_integer<T>::value) return (T)0;
-    else return warpred__float_bits<T>::value(0);
-}
-
-/* ---- operations ---- */
-
-struct warpred_op_sum {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__add(a, b); }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__zero<T>(); }
+struct warpred_op_min : warpred_elementwise<warpred_op_min> {
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__minmax<false, false>(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__highest<T>(); }
 };
-struct warpred_op_min {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__minmax<false, false>(a, b); }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__highest<T>(); }
+struct warpred_op_max : warpred_elementwise<warpred_op_max> {
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__minmax<true, false>(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__lowest<T>(); }
 };
-struct warpred_op_max {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__minmax<true, false>(a, b); }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__lowest<T>(); }
-};
-struct warpred_op_min_num {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__minmax<false, true>(a, b); }
-    template <typename T> static __device__ __forceinline__ T identity(void)
+struct warpred_op_min_num : warpred_elementwise<warpred_op_min_num> {
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__minmax<false, true>(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
         if constexpr (warpred__is_integer<T>::value) return warpred__highest<T>();
         else return warpred__canonical_nan<T>();
     }
 };
-struct warpred_op_max_num {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__minmax<true, true>(a, b); }
-    template <typename T> static __device__ __forceinline__ T identity(void)
+struct warpred_op_max_num : warpred_elementwise<warpred_op_max_num> {
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__minmax<true, true>(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
         if constexpr (warpred__is_integer<T>::value) return warpred__lowest<T>();
         else return warpred__canonical_nan<T>();
     }
 };
-struct warpred_op_and {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+struct warpred_op_and : warpred_elementwise<warpred_op_and> {
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
     {
-        static_assert(warpred__is_integer<T>::value, "warpred_op_and: integer types only");
-        return a & b;
+        if constexpr (warpred__bitwise_ok<T>()) return (T)(a & b);
+        else return a;
     }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return (T)~(T)0; }
+    template <typename T> static __device__ __forceinline__ T scalar_identity(void)
+    {
+        if constexpr (warpred__bitwise_ok<T>()) return (T)~(T)0;
+        else return T();
+    }
 };
-struct warpred_op_or {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+struct warpred_op_or : warpred_elementwise<warpred_op_or> {
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
     {
-        static_assert(warpred__is_integer<T>::value, "warpred_op_or: integer types only");
-        return a | b;
+        if constexpr (warpred__bitwise_ok<T>()) return (T)(a | b);
+        else return a;
     }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return (T)0; }
+    template <typename T> static __device__ __forceinline__ T scalar_identity(void)
+    {
+        if constexpr (warpred__bitwise_ok<T>()) return (T)0;
+        else return T();
+    }
 };
-struct warpred_op_xor {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+struct warpred_op_xor : warpred_elementwise<warpred_op_xor> {
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
     {
-        static_assert(warpred__is_integer<T>::value, "warpred_op_xor: integer types only");
-        return a ^ b;
+        if constexpr (warpred__bitwise_ok<T>()) return (T)(a ^ b);
+        else return a;
     }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return (T)0; }
+    template <typename T> static __device__ __forceinline__ T scalar_identity(void)
+    {
+        if constexpr (warpred__bitwise_ok<T>()) return (T)0;
+        else return T();
+    }
+};
+
+/* ---- fast path: redux.sync for 32-bit integers over a whole warp ---- */
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED_NO_REDUX)
+#  define WARPRED__HAS_REDUX 1
+#else
+#  define WARPRED__HAS_REDUX 0
+#endif
+
+#if WARPRED__HAS_REDUX
+#define WARPRED__REDUX(OP, T, CALL)                                                                             \
+    template <> struct warpred_op_warp<OP, T> : warpred__default_warp<OP, T> {                                  \
+        enum { hardware = 1 };                                                                                  \
+        static __device__ __forceinline__ T hardware_reduce(unsigned mask, T v) { return (T)CALL(mask, v); }   \
+    };
+#define WARPRED__REDUX_BITS(OP, CALL) \
+    WARPRED__REDUX(OP, int, CALL) WARPRED__REDUX(OP, unsigned, CALL)
+WARPRED__REDUX_BITS(warpred_op_sum, __reduce_add_sync)
+WARPRED__REDUX_BITS(warpred_op_min, __reduce_min_sync)
+WARPRED__REDUX_BITS(warpred_op_max, __reduce_max_sync)
+WARPRED__REDUX_BITS(warpred_op_min_num, __reduce_min_sync)
+WARPRED__REDUX_BITS(warpred_op_max_num, __reduce_max_sync)
+WARPRED__REDUX(warpred_op_and, int, (int)__reduce_and_sync) WARPRED__REDUX(warpred_op_and, unsigned, __reduce_and_sync)
+WARPRED__REDUX(warpred_op_or, int, (int)__reduce_or_sync) WARPRED__REDUX(warpred_op_or, unsigned, __reduce_or_sync)
+WARPRED__REDUX(warpred_op_xor, int, (int)__reduce_xor_sync) WARPRED__REDUX(warpred_op_xor, unsigned, __reduce_xor_sync)
+#undef WARPRED__REDUX_BITS
+#undef WARPRED__REDUX
+#endif
+
+/* ---- fast path: float/double min/max ----
+   Whole segments run a plain tree (plain) with one vote beside it on whether any input is a NaN
+   or a zero (special); almost always none is, and then the plain tree is exact. Otherwise
+   every step is one hardware min/max (NaN-ignoring, zeros unordered) and settle fixes the
+   result once: one vote tells whether any counted input was a NaN or a zero; if so two more
+   sort it out, giving the canonical NaN (NaN-propagating ops, or _num ops when every input was
+   NaN) or the zero of the sign the op prefers (+0 for max, -0 for min). A single counted input
+   is returned as it is. Every lane of a segment applies the same fix, so the butterfly still
+   leaves identical bits. */
+template <bool IsMax, bool Num, typename F> struct warpred__minmax_warp {
+    enum { hardware = 0, votes = 1 };
+    typedef warpred__float_bits<F> B;
+    template <typename Op> static __device__ __forceinline__ F step(const Op &, F a, F b)
+    {
+        return IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
+    }
+    /* exact when neither input is special. float: the hardware's (one instruction, no -ftz:
+       inline PTX); double: a compare and a select, which Hopper issues faster than f64 max/min
+       (double never flushes subnormals) */
+    static __device__ __forceinline__ F plain(F a, F b)
+    {
+        if constexpr (sizeof(F) == 8) return IsMax ? (a < b ? b : a) : (b < a ? b : a);
+        else return IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
+    }
+    /* NaN or a zero in one compare: !(|v| > 0); with -ftz subnormals too (they then take the
+       exact path: slower, same result) */
+    static __device__ __forceinline__ bool special(F v)
+    {
+        if constexpr (sizeof(F) == 8) return !(fabs(v) > 0.0);
+        else return !(fabsf(v) > 0.0f);
+    }
+    static __device__ __forceinline__ typename B::S preferred_zero(void) { return IsMax ? 0 : ~B::magnitude_mask(); }
+    /* NaN or a zero of either sign, exactly, in three instructions: |v| - 1 wraps for zeros */
+    static __device__ __forceinline__ bool nan_or_zero(F v)
+    {
+        typedef typename warpred__unsigned_of<typename B::S>::type U;
+        return (U)(B::bits(v) & B::magnitude_mask()) - 1u >= (U)B::inf();
+    }
+    static __device__ __forceinline__ F settle(F r, F v, unsigned segment, unsigned counted)
+    {
+        const bool mine = (counted >> warpred__lane_id()) & 1u;
+        if ((__ballot_sync(segment, mine && nan_or_zero(v)) & segment) == 0) return r;
+        const bool any_nan = (__ballot_sync(segment, mine && warpred__isnan(v)) & segment) != 0;
+        const bool any_zero = (__ballot_sync(segment, mine && B::bits(v) == preferred_zero()) & segment) != 0;
+        const bool several = (counted & (counted - 1)) != 0;
+        if (several && ((!Num && any_nan) || warpred__isnan(r))) return warpred__canonical_nan<F>();
+        if ((B::bits(r) & B::magnitude_mask()) == 0 && any_zero) return B::value(preferred_zero()); /* bits: no -ftz surprises */
+        return r;
+    }
+};
+template <> struct warpred_op_warp<warpred_op_max, float> : warpred__minmax_warp<true, false, float> {};
+template <> struct warpred_op_warp<warpred_op_min, float> : warpred__minmax_warp<false, false, float> {};
+template <> struct warpred_op_warp<warpred_op_max_num, float> : warpred__minmax_warp<true, true, float> {};
+template <> struct warpred_op_warp<warpred_op_min_num, float> : warpred__minmax_warp<false, true, float> {};
+template <> struct warpred_op_warp<warpred_op_max, double> : warpred__minmax_warp<true, false, double> {};
+template <> struct warpred_op_warp<warpred_op_min, double> : warpred__minmax_warp<false, false, double> {};
+template <> struct warpred_op_warp<warpred_op_max_num, double> : warpred__minmax_warp<true, true, double> {};
+template <> struct warpred_op_warp<warpred_op_min_num, double> : warpred__minmax_warp<false, true, double> {};
+
+/* ---- float sums start from -0 in the device-wide reduce ---- */
+
+template <typename R>
+struct warpred_op_accumulator<warpred_op_sum, R, typename warpred__enable_if<warpred__float_bits<R>::is_float>::type>
+    : warpred__plain_accumulator<warpred_op_sum, R> {
+    static __device__ __forceinline__ R start(void)
+    {
+        return warpred__float_bits<R>::value((typename warpred__float_bits<R>::S)~warpred__float_bits<R>::magnitude_mask());
+    }
 };
 
 #endif /* WARPRED_OPS_CUH */

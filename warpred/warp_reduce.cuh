@@ -32,12 +32,25 @@
 
    (This snippet is compiled and checked in tests/test_warp_reduce.cu.)
 
-   OPERATIONS AND TYPES  those of ops.cuh: warpred_op_sum, _min, _max, _min_num, _max_num,
-   _and, _or, _xor or your own associative, commutative function object; int, unsigned, long
-   long, unsigned long long, float, double, __half, __nv_bfloat16, and the compound types of the
-   op_*.cuh headers (argmin/argmax pairs, tuples, Welford, softmax), which are shuffled member
-   by member. See ops.cuh for the NaN and -0 rules. A reduction over a single value (Width 1,
-   or a segment with one calling lane) applies no operation and returns that value unchanged.
+   OPERATIONS AND VALUES  any operation (ops.cuh: warpred_op_sum, _min, _max, _min_num, _max_num,
+   _and, _or, _xor; op_*.cuh; your own: operation.cuh) over any value (value.cuh: the scalars,
+   the CUDA vector types, the op_*.cuh types, your structs), which is shuffled member by member.
+   See ops.cuh for the NaN and -0 rules. A reduction over a single value (Width 1, or a segment
+   with one calling lane) applies no operation and returns that value unchanged.
+
+   ORDER  The combinations are fixed by the lanes, so results are bitwise repeatable. With
+   x_i lane i's value in a segment of W lanes:
+     warpred_warp_reduce       shuffle-down tree, rising offsets 1, 2, 4, ...: at offset d lane
+                               i takes op(its value, lane i + d's); the first lane ends with
+                               ((x0 x1) (x2 x3)) ((x4 x5) (x6 x7)) ... (x_a x_b: op(x_a, x_b)).
+     warpred_warp_allreduce    xor butterfly, falling offsets W/2, ..., 1: at offset d lane i
+                               takes op(its value, lane i ^ d's); lane 0 ends with
+                               ((x0 x16) (x8 x24)) ((x4 x20) (x12 x28)) ... for W = 32. Every
+                               lane gets the same bits (the operation is commutative), but a
+                               float sum may differ from warpred_warp_reduce's in the last bits.
+     the _partial forms        the shuffle-down tree over the calling lanes (a lane whose
+                               partner lies past n keeps its value); _allreduce_partial then
+                               broadcasts the first lane's result.
 
    WIDTH  a template argument, 1, 2, 4, 8, 16 or 32 (default 32; others fail a static_assert).
    The warp is cut into 32/Width segments of consecutive lanes, each reduced on its own.
@@ -51,10 +64,10 @@
      - The lane is the hardware lane (%laneid): with 2D/3D blocks, warps are formed from the
        linear thread index x + y*Dx + z*Dx*Dy, as CUDA does.
 
-   HARDWARE PATHS  On sm_80 and newer, 32-bit integer sum/min/max/and/or/xor over a whole
-   warp (Width 32, full or _partial) use the redux.sync instruction (__reduce_*_sync) instead of
-   five shuffles. Integer results are exact either way, so the path never changes a result.
-   Define WARPRED_NO_REDUX to force the shuffle path. Float/double min/max over whole segments
+   HARDWARE PATHS  The operation's fast paths (operation.cuh, warpred_op_warp), never
+   changing a result. On sm_80 and newer, 32-bit integer sum/min/max/and/or/xor over a whole
+   warp (Width 32, full or _partial with all 32 lanes) use the redux.sync instruction
+   (__reduce_*_sync) instead of five shuffles. Define WARPRED_NO_REDUX to force the shuffle path. Float/double min/max over whole segments
    run a plain tree and, beside it, one warp vote on whether any input is a NaN or a zero (for
    float under -ftz a subnormal counts too); almost always none is, and then the plain tree is exact: one hardware
    min/max per step for float, a compare and a select for double. Otherwise (and in the _partial
@@ -62,16 +75,23 @@
    end with two more votes. The tests check these and the plain path (WARPRED_NO_NAN_MINMAX)
    against the same reference.
 
-   COST  One shuffle per halving (log2(Width) steps); the down tree and the butterfly cost
-   the same. On an H100 both match cub::WarpReduce and cg::reduce for float, int and double
-   sums (`make bench`). IEEE min/max: one compare and one vote per reduction on top of the
-   tree; against cg::reduce with cg::greater and a `a < b ? b : a` shuffle tree in a
-   dependent chain (bench_block, H100, 2026-11-21): float max and max_num 1.12x of both
-   (1.05x in a throughput loop), double max and max_num 0.97x (0.95x).
+   COST  One shuffle per halving (log2(Width) steps) and one operation after each; the down
+   tree and the butterfly cost the same. A compound value costs one shuffle per scalar member
+   per step, all issued before any is used. IEEE float/double min/max: one vote beside the tree
+   (three more, rarely, when a NaN or a zero is among the inputs). Figures against CUB and
+   cooperative groups: docs/BENCHMARKS.md.
 
-   CONFIGURATION  see ops.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
+   FOR THE LAYERS ABOVE  (block_reduce.cuh and warp_segmented.cuh call only these)
+     warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted)  lanes 0..present-1 call,
+         the values of lanes 0..counted-1 count (1 <= counted <= present <= 32); the result in
+         lane 0 (Broadcast: in every calling lane). present == counted == 32 is
+         warpred_warp_reduce / _allreduce; otherwise the _partial order above.
+     warpred__shfl<Kind>(mask, v, arg, width)  __shfl_down/xor/_sync of any value, member by
+         member (Kind: WARPRED__SHFL_DOWN, _XOR, _IDX).
 
-   This header needs ops.cuh beside it; copy both.
+   CONFIGURATION  see config.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
+
+   This header needs ops.cuh and its base beside it (README: Copying a header).
 */
 #ifndef WARPRED_WARP_REDUCE_CUH
 #define WARPRED_WARP_REDUCE_CUH
@@ -91,237 +111,38 @@ __device__ __forceinline__ unsigned warpred__segment_mask(void)
     return (0xffffffffu >> (32 - Width)) << (warpred__lane_id() & ~(unsigned)(Width - 1));
 }
 
-/* ---- moving a value between lanes: scalars directly, compound types member by member ---- */
+/* ---- moving a value between lanes: scalars directly, compound values member by member ---- */
 
 enum { WARPRED__SHFL_DOWN, WARPRED__SHFL_XOR, WARPRED__SHFL_IDX };
 
-template <int Kind, typename T> __device__ __forceinline__ T warpred__shfl(unsigned mask, T v, int arg, int width);
+template <int Kind, typename S> __device__ __forceinline__ S warpred__shfl_scalar(unsigned mask, S v, int arg, int width)
+{
+    if constexpr (Kind == WARPRED__SHFL_DOWN) return __shfl_down_sync(mask, v, arg, width);
+    else if constexpr (Kind == WARPRED__SHFL_XOR) return __shfl_xor_sync(mask, v, arg, width);
+    else return __shfl_sync(mask, v, arg, width);
+}
 
-/* Shuffles one member of a compound value. (A function object, not a lambda: NVRTC compiles
-   no lambdas in device code without -default-device.) */
+/* Shuffles one scalar member of a compound value. (A function object, not a lambda: NVRTC
+   compiles no lambdas in device code without -default-device.) */
 template <int Kind> struct warpred__shfl_member {
     unsigned mask;
     int arg, width;
-    template <typename M> __device__ __forceinline__ void operator()(M &member) const
+    template <typename S> __device__ __forceinline__ void operator()(S &member) const
     {
-        member = warpred__shfl<Kind>(mask, member, arg, width);
+        member = warpred__shfl_scalar<Kind>(mask, member, arg, width);
     }
 };
 
 template <int Kind, typename T>
 __device__ __forceinline__ T warpred__shfl(unsigned mask, T v, int arg, int width)
 {
-    if constexpr (warpred__is_scalar<T>::value) {
-        if constexpr (Kind == WARPRED__SHFL_DOWN) return __shfl_down_sync(mask, v, arg, width);
-        else if constexpr (Kind == WARPRED__SHFL_XOR) return __shfl_xor_sync(mask, v, arg, width);
-        else return __shfl_sync(mask, v, arg, width);
-    } else {
-        /* all members' shuffles are issued before any is used, so their latencies overlap */
-        const warpred__shfl_member<Kind> shuffle = {mask, arg, width};
-        warpred__visit(v, shuffle);
-        return v;
-    }
+    /* all members' shuffles are issued before any is used, so their latencies overlap */
+    warpred__shfl_member<Kind> shuffle = {mask, arg, width};
+    warpred__each_scalar(v, shuffle);
+    return v;
 }
-
-/* ---- redux.sync: which (type, op) pairs the hardware reduces over a whole warp ---- */
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED_NO_REDUX)
-#  define WARPRED__HAS_REDUX 1
-#else
-#  define WARPRED__HAS_REDUX 0
-#endif
-
-template <typename T, typename Op> struct warpred__redux {
-    enum {
-        ok = WARPRED__HAS_REDUX && (warpred__same<T, int>::value || warpred__same<T, unsigned>::value) &&
-             (warpred__same<Op, warpred_op_sum>::value || warpred__same<Op, warpred_op_min>::value ||
-              warpred__same<Op, warpred_op_max>::value || warpred__same<Op, warpred_op_min_num>::value ||
-              warpred__same<Op, warpred_op_max_num>::value || warpred__same<Op, warpred_op_and>::value ||
-              warpred__same<Op, warpred_op_or>::value || warpred__same<Op, warpred_op_xor>::value)
-    };
-    static __device__ __forceinline__ T run(unsigned mask, T v)
-    {
-#if WARPRED__HAS_REDUX
-        if constexpr (warpred__same<Op, warpred_op_sum>::value) return (T)__reduce_add_sync(mask, v);
-        else if constexpr (warpred__same<Op, warpred_op_min>::value || warpred__same<Op, warpred_op_min_num>::value)
-            return (T)__reduce_min_sync(mask, v);
-        else if constexpr (warpred__same<Op, warpred_op_max>::value || warpred__same<Op, warpred_op_max_num>::value)
-            return (T)__reduce_max_sync(mask, v);
-        else if constexpr (warpred__same<Op, warpred_op_and>::value) return (T)__reduce_and_sync(mask, (unsigned)v);
-        else if constexpr (warpred__same<Op, warpred_op_or>::value) return (T)__reduce_or_sync(mask, (unsigned)v);
-        else return (T)__reduce_xor_sync(mask, (unsigned)v);
-#else
-        (void)mask;
-        return v;
-#endif
-    }
-};
-
-/* ---- what a shuffle step applies, and how the result is finished ----
-   For most (type, op) pairs: the op itself, and nothing. For float/double min/max each step
-   is one hardware min/max (NaN-ignoring, zeros unordered) and the result is settled once at
-   the end: one vote tells whether any counted input was a NaN or a zero; almost always none
-   was and the hardware result stands. Otherwise two more votes sort it out: the result becomes
-   the canonical NaN (NaN-propagating ops, or _num ops when every input was NaN) or the zero of
-   the sign the op prefers (+0 for max, -0 for min) when one was among the inputs.
-   A single counted input is returned as it is (the hardware's f64 min/max may hand back an
-   input NaN, which is then made canonical only when more than one input counted). Every lane
-   of a segment applies the same fix, so the butterfly still leaves identical bits. (Whole
-   segments try a plain tree first: see warpred__plain_first below.) */
-template <typename T, typename Op> struct warpred__tree {
-    enum { fast_minmax = 0 };
-    static __device__ __forceinline__ T step(Op op, T a, T b) { return op(a, b); }
-};
-template <bool IsMax, bool Num, typename F> struct warpred__tree_minmax {
-    enum { fast_minmax = 1 };
-    typedef warpred__float_bits<F> B;
-    template <typename Op> static __device__ __forceinline__ F step(Op, F a, F b)
-    {
-        return IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
-    }
-    /* The step of a tree over inputs none of which is a NaN or a zero: then any max/min is exact.
-       float: the hardware's (one instruction, no -ftz: inline PTX); double: a compare and a select,
-       which the H100 issues faster than its f64 max/min (double never flushes subnormals). */
-    static __device__ __forceinline__ F plain_step(F a, F b)
-    {
-        if constexpr (sizeof(F) == 8) return IsMax ? (a < b ? b : a) : (b < a ? b : a);
-        else return IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
-    }
-    static __device__ __forceinline__ typename B::S preferred_zero(void) { return IsMax ? 0 : ~B::magnitude_mask(); } /* +0 for max, -0 for min */
-    /* NaN or a zero of either sign, in three instructions: |v| - 1 wraps for zeros */
-    static __device__ __forceinline__ bool nan_or_zero(F v)
-    {
-        typedef typename warpred__unsigned_of<typename B::S>::type U;
-        return (U)(B::bits(v) & B::magnitude_mask()) - 1u >= (U)B::inf();
-    }
-    /* The same in one compare: !(|v| > 0) holds for NaN and zeros, and for subnormals too when
-       compiled with -ftz (those then take the exact path: slower, same result). */
-    static __device__ __forceinline__ bool maybe_nan_or_zero(F v)
-    {
-        if constexpr (sizeof(F) == 8) return !(fabs(v) > 0.0);
-        else return !(fabsf(v) > 0.0f);
-    }
-    static __device__ __forceinline__ bool is_preferred_zero(F v) { return B::bits(v) == preferred_zero(); }
-    /* r: the hardware fold of the counted inputs (several: more than one counted); any_nan /
-       any_zero: whether one of them was a NaN / the preferred zero. */
-    static __device__ __forceinline__ F settle(F r, bool several, bool any_nan, bool any_zero)
-    {
-        if (several && ((!Num && any_nan) || warpred__isnan(r))) return warpred__canonical_nan<F>();
-        if ((B::bits(r) & B::magnitude_mask()) == 0 && any_zero) return B::value(preferred_zero()); /* bits: no -ftz surprises */
-        return r;
-    }
-    /* segment: the calling lanes of this lane's segment; counted: those whose inputs count */
-    static __device__ __forceinline__ F finish(F r, F v, unsigned segment, unsigned counted)
-    {
-        const bool mine = (counted >> warpred__lane_id()) & 1u;
-        if ((__ballot_sync(segment, mine && nan_or_zero(v)) & segment) == 0) return r;
-        const bool any_nan = (__ballot_sync(segment, mine && warpred__isnan(v)) & segment) != 0;
-        const bool any_zero = (__ballot_sync(segment, mine && is_preferred_zero(v)) & segment) != 0;
-        return settle(r, (counted & (counted - 1)) != 0, any_nan, any_zero);
-    }
-};
-template <> struct warpred__tree<float, warpred_op_max> : warpred__tree_minmax<true, false, float> {};
-template <> struct warpred__tree<float, warpred_op_min> : warpred__tree_minmax<false, false, float> {};
-template <> struct warpred__tree<float, warpred_op_max_num> : warpred__tree_minmax<true, true, float> {};
-template <> struct warpred__tree<float, warpred_op_min_num> : warpred__tree_minmax<false, true, float> {};
-template <> struct warpred__tree<double, warpred_op_max> : warpred__tree_minmax<true, false, double> {};
-template <> struct warpred__tree<double, warpred_op_min> : warpred__tree_minmax<false, false, double> {};
-template <> struct warpred__tree<double, warpred_op_max_num> : warpred__tree_minmax<true, true, double> {};
-template <> struct warpred__tree<double, warpred_op_min_num> : warpred__tree_minmax<false, true, double> {};
-
-template <typename T, typename Op>
-__device__ __forceinline__ T warpred__tree_finish(T r, T v, unsigned segment, unsigned counted)
-{
-    if constexpr (warpred__tree<T, Op>::fast_minmax) return warpred__tree<T, Op>::finish(r, v, segment, counted);
-    else return (void)v, (void)segment, (void)counted, r;
-}
-
-/* Tuples (op_tuple.cuh): each member takes its own step and finish, so float/double min/max
-   members keep the fast path above inside a tuple. */
-template <typename O0, typename O1> struct warpred_op_tuple2;
-template <typename O0, typename O1, typename O2> struct warpred_op_tuple3;
-template <typename O0, typename O1, typename O2, typename O3> struct warpred_op_tuple4;
-
-template <typename A, typename B, typename O0, typename O1> struct warpred__tree<warpred_tuple2<A, B>, warpred_op_tuple2<O0, O1> > {
-    typedef warpred_tuple2<A, B> T;
-    enum { fast_minmax = warpred__tree<A, O0>::fast_minmax || warpred__tree<B, O1>::fast_minmax };
-    static __device__ __forceinline__ T step(warpred_op_tuple2<O0, O1> op, T a, T b)
-    {
-        T r;
-        r.v0 = warpred__tree<A, O0>::step(op.op0, a.v0, b.v0);
-        r.v1 = warpred__tree<B, O1>::step(op.op1, a.v1, b.v1);
-        return r;
-    }
-    static __device__ __forceinline__ T finish(T r, T v, unsigned segment, unsigned counted)
-    {
-        r.v0 = warpred__tree_finish<A, O0>(r.v0, v.v0, segment, counted);
-        r.v1 = warpred__tree_finish<B, O1>(r.v1, v.v1, segment, counted);
-        return r;
-    }
-};
-template <typename A, typename B, typename C, typename O0, typename O1, typename O2>
-struct warpred__tree<warpred_tuple3<A, B, C>, warpred_op_tuple3<O0, O1, O2> > {
-    typedef warpred_tuple3<A, B, C> T;
-    enum { fast_minmax = warpred__tree<A, O0>::fast_minmax || warpred__tree<B, O1>::fast_minmax || warpred__tree<C, O2>::fast_minmax };
-    static __device__ __forceinline__ T step(warpred_op_tuple3<O0, O1, O2> op, T a, T b)
-    {
-        T r;
-        r.v0 = warpred__tree<A, O0>::step(op.op0, a.v0, b.v0);
-        r.v1 = warpred__tree<B, O1>::step(op.op1, a.v1, b.v1);
-        r.v2 = warpred__tree<C, O2>::step(op.op2, a.v2, b.v2);
-        return r;
-    }
-    static __device__ __forceinline__ T finish(T r, T v, unsigned segment, unsigned counted)
-    {
-        r.v0 = warpred__tree_finish<A, O0>(r.v0, v.v0, segment, counted);
-        r.v1 = warpred__tree_finish<B, O1>(r.v1, v.v1, segment, counted);
-        r.v2 = warpred__tree_finish<C, O2>(r.v2, v.v2, segment, counted);
-        return r;
-    }
-};
-template <typename A, typename B, typename C, typename D, typename O0, typename O1, typename O2, typename O3>
-struct warpred__tree<warpred_tuple4<A, B, C, D>, warpred_op_tuple4<O0, O1, O2, O3> > {
-    typedef warpred_tuple4<A, B, C, D> T;
-    enum {
-        fast_minmax = warpred__tree<A, O0>::fast_minmax || warpred__tree<B, O1>::fast_minmax ||
-                      warpred__tree<C, O2>::fast_minmax || warpred__tree<D, O3>::fast_minmax
-    };
-    static __device__ __forceinline__ T step(warpred_op_tuple4<O0, O1, O2, O3> op, T a, T b)
-    {
-        T r;
-        r.v0 = warpred__tree<A, O0>::step(op.op0, a.v0, b.v0);
-        r.v1 = warpred__tree<B, O1>::step(op.op1, a.v1, b.v1);
-        r.v2 = warpred__tree<C, O2>::step(op.op2, a.v2, b.v2);
-        r.v3 = warpred__tree<D, O3>::step(op.op3, a.v3, b.v3);
-        return r;
-    }
-    static __device__ __forceinline__ T finish(T r, T v, unsigned segment, unsigned counted)
-    {
-        r.v0 = warpred__tree_finish<A, O0>(r.v0, v.v0, segment, counted);
-        r.v1 = warpred__tree_finish<B, O1>(r.v1, v.v1, segment, counted);
-        r.v2 = warpred__tree_finish<C, O2>(r.v2, v.v2, segment, counted);
-        r.v3 = warpred__tree_finish<D, O3>(r.v3, v.v3, segment, counted);
-        return r;
-    }
-};
 
 /* ---- the trees ---- */
-
-/* Scalar float/double min/max over whole segments run a plain tree (plain_step) and, beside it,
-   one vote on whether any input is a NaN or a zero; almost always none is, and then the plain
-   tree is exact and nothing needs settling. Otherwise the exact path below runs as well
-   (hardware steps, then finish). */
-template <typename T, typename Op> struct warpred__plain_first { enum { value = 0 }; };
-#define WARPRED__PLAIN_FIRST(F, OP) template <> struct warpred__plain_first<F, OP> { enum { value = 1 }; };
-WARPRED__PLAIN_FIRST(float, warpred_op_max)
-WARPRED__PLAIN_FIRST(float, warpred_op_min)
-WARPRED__PLAIN_FIRST(float, warpred_op_max_num)
-WARPRED__PLAIN_FIRST(float, warpred_op_min_num)
-WARPRED__PLAIN_FIRST(double, warpred_op_max)
-WARPRED__PLAIN_FIRST(double, warpred_op_min)
-WARPRED__PLAIN_FIRST(double, warpred_op_max_num)
-WARPRED__PLAIN_FIRST(double, warpred_op_min_num)
-#undef WARPRED__PLAIN_FIRST
 
 /* Whether pred holds in any lane of this lane's segment (every lane of the segment calls). */
 template <int Width> __device__ __forceinline__ bool warpred__any_in_segment(unsigned mask, bool pred)
@@ -330,57 +151,39 @@ template <int Width> __device__ __forceinline__ bool warpred__any_in_segment(uns
     return (__ballot_sync(mask, pred) & mask) != 0;
 }
 
-template <int Width, int Kind, typename Tree, typename T>
-__device__ __forceinline__ T warpred__plain_tree(unsigned mask, T v)
+/* At step i the offset is i (down: rising) or Width / 2 / i (xor: falling). */
+template <int Width, int Kind> __device__ __forceinline__ int warpred__offset(int i)
 {
-#pragma unroll
-    for (int i = 1; i < Width; i <<= 1) {
-        const int offset = Kind == WARPRED__SHFL_XOR ? Width / 2 / i : i; /* xor: falling offsets, down: rising */
-        v = Tree::plain_step(v, warpred__shfl<Kind>(mask, v, offset, Width));
-    }
-    return v;
+    return Kind == WARPRED__SHFL_XOR ? Width / 2 / i : i;
 }
 
-/* Shuffle-down tree over whole segments, result in each segment's first lane. Rising offsets:
-   lane i accumulates lanes [i, i + 2*offset), which never leaves the segment for the segment's
-   first lane; lanes whose window leaves it hold garbage nobody reads. */
-template <int Width, typename T, typename Op>
-__device__ __forceinline__ T warpred__down_tree(T v, Op op)
+/* A tree over whole segments of Width lanes: Kind WARPRED__SHFL_DOWN leaves the result in each
+   segment's first lane (lane i accumulates lanes [i, i + 2*offset), which never leaves the
+   segment for the first lane; the others hold garbage nobody reads), WARPRED__SHFL_XOR in
+   every lane. */
+template <int Width, int Kind, typename T, typename Op>
+__device__ __forceinline__ T warpred__tree(T v, Op op)
 {
+    typedef warpred_op_warp<Op, T> W;
     const unsigned mask = warpred__segment_mask<Width>();
-    if constexpr (Width == 32 && warpred__redux<T, Op>::ok) return warpred__redux<T, Op>::run(mask, v);
-    if constexpr (warpred__plain_first<T, Op>::value) {
-        /* the vote's answer is needed only at the end: it runs beside the tree (shuffles are
-           convergent, so the compiler keeps the tree ahead of the branch) */
-        const bool special = warpred__any_in_segment<Width>(mask, warpred__tree<T, Op>::maybe_nan_or_zero(v));
-        const T plain = warpred__plain_tree<Width, WARPRED__SHFL_DOWN, warpred__tree<T, Op> >(mask, v);
-        if (!special) return plain;
-    }
-    T r = v;
+    if constexpr (Width == 32 && W::hardware) {
+        return W::hardware_reduce(mask, v);
+    } else {
+        if constexpr (W::votes) {
+            /* the vote's answer is needed only at the end: it runs beside the plain tree
+               (shuffles are convergent, so the compiler keeps the tree ahead of the branch) */
+            const bool special = warpred__any_in_segment<Width>(mask, W::special(v));
+            T plain = v;
 #pragma unroll
-    for (int offset = 1; offset < Width; offset <<= 1)
-        r = warpred__tree<T, Op>::step(op, r, warpred__shfl<WARPRED__SHFL_DOWN>(mask, r, offset, Width));
-    return warpred__tree_finish<T, Op>(r, v, mask, mask);
-}
-
-/* Xor butterfly over whole segments, result in every lane. */
-template <int Width, typename T, typename Op>
-__device__ __forceinline__ T warpred__butterfly(T v, Op op)
-{
-    const unsigned mask = warpred__segment_mask<Width>();
-    if constexpr (Width == 32 && warpred__redux<T, Op>::ok) return warpred__redux<T, Op>::run(mask, v);
-    if constexpr (warpred__plain_first<T, Op>::value) {
-        /* the vote's answer is needed only at the end: it runs beside the tree (shuffles are
-           convergent, so the compiler keeps the tree ahead of the branch) */
-        const bool special = warpred__any_in_segment<Width>(mask, warpred__tree<T, Op>::maybe_nan_or_zero(v));
-        const T plain = warpred__plain_tree<Width, WARPRED__SHFL_XOR, warpred__tree<T, Op> >(mask, v);
-        if (!special) return plain;
-    }
-    T r = v;
+            for (int i = 1; i < Width; i <<= 1)
+                plain = W::plain(plain, warpred__shfl<Kind>(mask, plain, warpred__offset<Width, Kind>(i), Width));
+            if (!special) return plain;
+        }
+        T r = v;
 #pragma unroll
-    for (int offset = Width / 2; offset > 0; offset >>= 1)
-        r = warpred__tree<T, Op>::step(op, r, warpred__shfl<WARPRED__SHFL_XOR>(mask, r, offset, Width));
-    return warpred__tree_finish<T, Op>(r, v, mask, mask);
+        for (int i = 1; i < Width; i <<= 1) r = W::step(op, r, warpred__shfl<Kind>(mask, r, warpred__offset<Width, Kind>(i), Width));
+        return W::settle(r, v, mask, mask);
+    }
 }
 
 /* Lanes 0..present-1 of the warp call; the values of lanes 0..counted-1 count (1 <= counted <=
@@ -389,30 +192,29 @@ __device__ __forceinline__ T warpred__butterfly(T v, Op op)
 template <bool Broadcast, int Width, typename T, typename Op>
 __device__ __forceinline__ T warpred__down_tree_prefix(T v, Op op, int present, int counted)
 {
+    typedef warpred_op_warp<Op, T> W;
     const unsigned calling = warpred__first_lanes(present);
-    if constexpr (Width == 32 && warpred__redux<T, Op>::ok)
-        if (counted == present) return warpred__redux<T, Op>::run(calling, v); /* already in every lane */
+    if constexpr (Width == 32 && W::hardware)
+        if (counted == present) return W::hardware_reduce(calling, v); /* already in every lane */
     const int lane = (int)warpred__lane_id();
     T r = v;
 #pragma unroll
     for (int offset = 1; offset < Width && offset < counted; offset <<= 1) {
         /* every calling lane takes part in the shuffle; only counted sources are used */
         const T other = warpred__shfl<WARPRED__SHFL_DOWN>(calling, r, offset, Width);
-        if (lane + offset < counted) r = warpred__tree<T, Op>::step(op, r, other);
+        if (lane + offset < counted) r = W::step(op, r, other);
     }
     const unsigned segment = calling & warpred__segment_mask<Width>();
-    r = warpred__tree_finish<T, Op>(r, v, segment, warpred__first_lanes(counted) & segment);
+    r = W::settle(r, v, segment, warpred__first_lanes(counted) & segment);
     if constexpr (Broadcast) r = warpred__shfl<WARPRED__SHFL_IDX>(calling, r, 0, Width);
     return r;
 }
 
-/* The one entry point of the layer above (block_reduce.cuh): lanes 0..present-1 of the warp
-   call, the values of lanes 0..counted-1 count (1 <= counted <= present <= 32); the result in
-   lane 0 (Broadcast: in every calling lane). */
+/* The entry point of the layers above (see the manual). */
 template <bool Broadcast, typename T, typename Op>
 __device__ __forceinline__ T warpred__warp_reduce_prefix(T v, Op op, int present, int counted)
 {
-    if (present == 32 && counted == 32) return Broadcast ? warpred__butterfly<32>(v, op) : warpred__down_tree<32>(v, op);
+    if (present == 32 && counted == 32) return warpred__tree<32, Broadcast ? WARPRED__SHFL_XOR : WARPRED__SHFL_DOWN>(v, op);
     return warpred__down_tree_prefix<Broadcast, 32>(v, op, present, counted);
 }
 
@@ -423,8 +225,8 @@ template <int Width = 32, typename T, typename Op>
 __device__ __forceinline__ T warpred_warp_reduce(T v, Op op)
 {
     (void)sizeof(warpred__check_width<Width>);
-    warpred__check_type<T>();
-    return warpred__down_tree<Width>(v, op);
+    if constexpr (warpred__value_ok<T>()) return warpred__tree<Width, WARPRED__SHFL_DOWN>(v, op);
+    else return v;
 }
 
 /* Result in every lane of each Width-lane segment; every lane of the segment calls. */
@@ -432,8 +234,8 @@ template <int Width = 32, typename T, typename Op>
 __device__ __forceinline__ T warpred_warp_allreduce(T v, Op op)
 {
     (void)sizeof(warpred__check_width<Width>);
-    warpred__check_type<T>();
-    return warpred__butterfly<Width>(v, op);
+    if constexpr (warpred__value_ok<T>()) return warpred__tree<Width, WARPRED__SHFL_XOR>(v, op);
+    else return v;
 }
 
 /* A partial warp: only lanes 0..n-1 call. Result in the first lane of each segment that has a
@@ -442,9 +244,9 @@ template <int Width = 32, typename T, typename Op>
 __device__ __forceinline__ T warpred_warp_reduce_partial(T v, Op op, int n)
 {
     (void)sizeof(warpred__check_width<Width>);
-    warpred__check_type<T>();
     WARPRED_ASSERT(n >= 1 && n <= 32 && (int)warpred__lane_id() < n);
-    return warpred__down_tree_prefix<false, Width>(v, op, n, n);
+    if constexpr (warpred__value_ok<T>()) return warpred__down_tree_prefix<false, Width>(v, op, n, n);
+    else return v;
 }
 
 /* A partial warp: only lanes 0..n-1 call. Result in every calling lane. (A butterfly cannot
@@ -454,9 +256,9 @@ template <int Width = 32, typename T, typename Op>
 __device__ __forceinline__ T warpred_warp_allreduce_partial(T v, Op op, int n)
 {
     (void)sizeof(warpred__check_width<Width>);
-    warpred__check_type<T>();
     WARPRED_ASSERT(n >= 1 && n <= 32 && (int)warpred__lane_id() < n);
-    return warpred__down_tree_prefix<true, Width>(v, op, n, n);
+    if constexpr (warpred__value_ok<T>()) return warpred__down_tree_prefix<true, Width>(v, op, n, n);
+    else return v;
 }
 
 #endif /* WARPRED_WARP_REDUCE_CUH */

@@ -37,11 +37,11 @@
 
    (Both snippets are compiled and checked in tests/test_segmented.cu.)
 
-   SEMANTICS  Operations and value types are those of warp_reduce.cuh (compound types too).
+   SEMANTICS  Operations and values are those of warp_reduce.cuh (compound values too).
    The combination order is fixed by the lanes' positions: results are bitwise repeatable, and
    every lane of a group or run gets the same bits. The op need only be associative (the
    result is formed in one lane and broadcast). Keys: int, unsigned, long long, unsigned long
-   long (compared bit for bit by __match_any_sync).
+   long, and long / unsigned long (compared bit for bit by __match_any_sync).
 
    PRECONDITIONS  by key: the calling lanes are converged among themselves (one
    __activemask(), read once, is used for every step). by flags: all 32 lanes call, converged.
@@ -51,7 +51,7 @@
    log2(largest group) rounds, each a shuffle plus a search for the source lane (__fns); a warp
    whose groups are all single lanes does no round at all.
 
-   This header needs warp_reduce.cuh and ops.cuh beside it; copy all three.
+   This header needs warp_reduce.cuh, ops.cuh and its base beside it (README: Copying a header).
 */
 #ifndef WARPRED_WARP_SEGMENTED_CUH
 #define WARPRED_WARP_SEGMENTED_CUH
@@ -64,7 +64,7 @@
 
 template <typename K> __device__ __forceinline__ void warpred__check_key(void)
 {
-    static_assert(warpred__is_integer<K>::value, "warpred: keys must be int, unsigned, long long or unsigned long long");
+    static_assert(warpred__is_integer<K>::value, "warpred: keys must be int, unsigned, long, unsigned long, long long or unsigned long long");
 }
 
 template <typename K> __device__ __forceinline__ unsigned warpred_warp_key_group(K key)
@@ -94,21 +94,27 @@ __device__ __forceinline__ T warpred__reduce_group(T v, Op op, unsigned active, 
 template <typename T, typename K, typename Op>
 __device__ __forceinline__ T warpred_warp_reduce_by_key(T v, K key, Op op)
 {
-    warpred__check_type<T>();
-    warpred__check_key<K>();
-    const unsigned active = __activemask(); /* read once: every step below uses this value */
-    return warpred__reduce_group(v, op, active, __match_any_sync(active, key));
+    if constexpr (!warpred__value_ok<T>()) {
+        return v;
+    } else {
+        warpred__check_key<K>();
+        const unsigned active = __activemask(); /* read once: every step below uses this value */
+        return warpred__reduce_group(v, op, active, __match_any_sync(active, key));
+    }
 }
 
 template <typename T, typename K, typename Op>
 __device__ __forceinline__ T warpred_warp_allreduce_by_key(T v, K key, Op op)
 {
-    warpred__check_type<T>();
-    warpred__check_key<K>();
-    const unsigned active = __activemask();
-    const unsigned group = __match_any_sync(active, key);
-    const T r = warpred__reduce_group(v, op, active, group);
-    return warpred__shfl<WARPRED__SHFL_IDX>(active, r, __ffs(group) - 1, 32);
+    if constexpr (!warpred__value_ok<T>()) {
+        return v;
+    } else {
+        warpred__check_key<K>();
+        const unsigned active = __activemask();
+        const unsigned group = __match_any_sync(active, key);
+        const T r = warpred__reduce_group(v, op, active, group);
+        return warpred__shfl<WARPRED__SHFL_IDX>(active, r, __ffs(group) - 1, 32);
+    }
 }
 
 /* The run of this lane ends before the first head above it. Rising offsets as in the warp
@@ -131,19 +137,25 @@ __device__ __forceinline__ T warpred__reduce_runs(T v, Op op, unsigned heads)
 template <typename T, typename Op>
 __device__ __forceinline__ T warpred_warp_reduce_by_flags(T v, bool head, Op op)
 {
-    warpred__check_type<T>();
-    return warpred__reduce_runs(v, op, __ballot_sync(0xffffffffu, head) | 1u);
+    if constexpr (!warpred__value_ok<T>()) {
+        return v;
+    } else {
+        return warpred__reduce_runs(v, op, __ballot_sync(0xffffffffu, head) | 1u);
+    }
 }
 
 template <typename T, typename Op>
 __device__ __forceinline__ T warpred_warp_allreduce_by_flags(T v, bool head, Op op)
 {
-    warpred__check_type<T>();
-    const unsigned heads = __ballot_sync(0xffffffffu, head) | 1u;
-    const T r = warpred__reduce_runs(v, op, heads);
-    const unsigned lane = warpred__lane_id();
-    const unsigned at_or_below = heads & (lane == 31 ? 0xffffffffu : (2u << lane) - 1u);
-    return warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 31 - __clz(at_or_below), 32);
+    if constexpr (!warpred__value_ok<T>()) {
+        return v;
+    } else {
+        const unsigned heads = __ballot_sync(0xffffffffu, head) | 1u;
+        const T r = warpred__reduce_runs(v, op, heads);
+        const unsigned lane = warpred__lane_id();
+        const unsigned at_or_below = heads & (lane == 31 ? 0xffffffffu : (2u << lane) - 1u);
+        return warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 31 - __clz(at_or_below), 32);
+    }
 }
 
 #endif /* WARPRED_WARP_SEGMENTED_CUH */
