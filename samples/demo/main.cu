@@ -4,16 +4,7 @@
 #include <stdlib.h>
 #include <cuda_runtime.h>
 #include <warpred/warpred.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu */
 
 enum { BLOCK = 1000 }; /* not a multiple of 32: the last warp has 8 threads */
 
@@ -43,21 +34,9 @@ __global__ void demo(const float *x, float *out)
     if (t == BLOCK - 1) out[34] = block_min;
 }
 
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("demo: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
+    su_require_gpu("demo");
     float x[BLOCK], out[36];
     srand(42);
     for (int i = 0; i < BLOCK; i++) x[i] = (float)(rand() % 2001 - 1000) / 8.0f; /* exact in float */

@@ -8,16 +8,7 @@
 #include <stdlib.h>
 #include <cuda_runtime.h>
 #include <warpred/device_reduce.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_quick, su_malloc, su_timer */
 
 /* A transform: element x at index i becomes x^2, in double (exact for these values). */
 struct square_in_double {
@@ -34,9 +25,9 @@ static void call(int variant, const warpred_device_plan *plan, const float *x, s
     cudaError_t err;
     switch (variant) {
     case VARIANT_SUM: err = warpred_device_sum(plan, x, n, d_out_f, 0, &why); break;
-    case VARIANT_SUM_DOUBLE: err = warpred_device_reduce(plan, x, n, d_out_d, warpred_op_sum(), warpred_xf_to<double>(), 0, &why); break;
+    case VARIANT_SUM_DOUBLE: err = warpred_device_transform_reduce(plan, x, n, d_out_d, warpred_op_sum(), warpred_xf_to<double>(), 0, &why); break;
     case VARIANT_MAX: err = warpred_device_reduce(plan, x, n, d_out_f, warpred_op_max(), 0, &why); break;
-    default: err = warpred_device_reduce(plan, x, n, d_out_d, warpred_op_sum(), square_in_double(), 0, &why);
+    default: err = warpred_device_transform_reduce(plan, x, n, d_out_d, warpred_op_sum(), square_in_double(), 0, &why);
     }
     if (err != cudaSuccess) {
         fprintf(stderr, "%s: %s\n", variant_name[variant], why);
@@ -44,58 +35,14 @@ static void call(int variant, const warpred_device_plan *plan, const float *x, s
     }
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median of 21 calls timed with CUDA events, after 3 warm-up calls. */
-static float median_us(int variant, const warpred_device_plan *plan, const float *x, size_t n, float *d_out_f, double *d_out_d)
-{
-    float t[21];
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; i++) call(variant, plan, x, n, d_out_f, d_out_d);
-    for (int i = 0; i < 21; i++) {
-        CHECK(cudaEventRecord(a));
-        call(variant, plan, x, n, d_out_f, d_out_d);
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaEventElapsedTime(&t[i], a, b));
-    }
-    qsort(t, 21, sizeof t[0], cmp_float);
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    return t[10] * 1000.0f;
-}
-
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("device_sum: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick = getenv("WARPRED_SAMPLE_QUICK");
-    const size_t n = (quick && quick[0] && quick[0] != '0') ? ((size_t)1 << 20) + 3 : (size_t)1 << 26;
+    su_require_gpu("device_sum");
+    const size_t n = su_quick() ? ((size_t)1 << 20) + 3 : (size_t)1 << 26;
 
     /* x[i] = k * 2^-20 with integer k in [0, 2^20): exact in float; the sum is exact in a long
        long count of 2^-20 units, and also in double (below 2^53 units). */
-    float *x = (float *)malloc(n * sizeof(float)), top = 0;
-    if (!x) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
-    }
+    float *x = (float *)su_malloc(n * sizeof(float)), top = 0;
     long long k_sum = 0, sq_hi = 0, sq_lo = 0; /* sum of k^2 = sq_hi * 2^20 + sq_lo, exactly */
     srand(7);
     for (size_t i = 0; i < n; i++) {
@@ -136,7 +83,9 @@ int main(void)
     printf("%zu floats in [0, 1), one launch per call, median of 21 calls\n\n", n);
     printf("%-28s %20s %20s %10s %8s %8s  %s\n", "variant", "GPU", "exact", "rel. err", "us", "GB/s", "check");
     for (int v = 0; v < VARIANTS; v++) {
-        const float us = median_us(v, &plan, d_x, n, d_out_f, d_out_d);
+        su_timer t = su_timer_create(3, 21); /* the median of 21 calls after 3 warm-up calls, quick or not */
+        while (su_timer_next(&t)) call(v, &plan, d_x, n, d_out_f, d_out_d);
+        const double us = su_timer_median_us(&t);
         double got;
         if (v == VARIANT_SUM || v == VARIANT_MAX) {
             float f;

@@ -20,16 +20,7 @@
 #include <cuda_runtime.h>
 #include <cub/device/device_select.cuh>
 #include <warpred/atomic_aggregate.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_quick, su_malloc, su_timer, ... */
 
 enum { BLOCK = 256 };
 
@@ -152,65 +143,16 @@ static int check_output(const float *h_in, size_t n, float threshold, const floa
     return 1; /* right count, all distinct, all kept inputs (the inputs are distinct too) */
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_us(filter_fn fn, const job *j, int warmups, int runs)
-{
-    float ms[32];
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmups; i++) fn(j);
-    for (int i = 0; i < runs; i++) {
-        CHECK(cudaEventRecord(start));
-        fn(j);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    qsort(ms, runs, sizeof ms[0], compare_floats);
-    return 1000.0 * ms[runs / 2];
-}
-
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("filter: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
-    const int quick = quick_env && strcmp(quick_env, "0") != 0;
-    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
+    const cudaDeviceProp prop = su_require_gpu("filter");
+    const int quick = su_quick(), warmups = su_warmups(quick), runs = su_runs(quick);
     const size_t n = quick ? 20011 : ((size_t)1 << 24) - 5; /* at most 2^24: the inputs stay distinct */
     const float thresholds[] = {0.99f, 0.9f, 0.5f};       /* keep 1%, 10%, 50% */
     const int nthresholds = sizeof thresholds / sizeof thresholds[0];
 
-    cudaDeviceProp prop;
-    int device;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
-
-    float *h_in = (float *)malloc(n * sizeof(float)), *h_out = (float *)malloc(n * sizeof(float));
-    unsigned char *seen = (unsigned char *)malloc((size_t)1 << 24);
-    if (!h_in || !h_out || !seen) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
-    }
+    float *h_in = (float *)su_malloc(n * sizeof(float)), *h_out = (float *)su_malloc(n * sizeof(float));
+    unsigned char *seen = (unsigned char *)su_malloc((size_t)1 << 24);
     make_input(h_in, n);
 
     job j;
@@ -221,7 +163,7 @@ int main(void)
     CHECK(cudaMemcpy(d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
     j.in = d_in;
     j.n = n;
-    j.blocks = (unsigned)(prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / BLOCK));
+    j.blocks = su_wave_blocks(&prop, BLOCK);
     j.cub_temp = NULL;
     j.cub_temp_bytes = 0;
     const above probe = {0.5f};
@@ -243,7 +185,9 @@ int main(void)
             if (this_ok) CHECK(cudaMemcpy(h_out, j.out, count * sizeof(float), cudaMemcpyDeviceToHost));
             const int right = this_ok && check_output(h_in, n, j.threshold, h_out, count, methods[m].keeps_order, seen);
             ok &= right;
-            const double us = median_us(methods[m].run, &j, warmups, runs);
+            su_timer timer = su_timer_create(warmups, runs);
+            while (su_timer_next(&timer)) methods[m].run(&j);
+            const double us = su_timer_median_us(&timer);
             char kept[16];
             snprintf(kept, sizeof kept, "> %.2f", thresholds[t]);
             printf("%-8s %-24s %10.1f %10.0f %8u  %s\n", kept, methods[m].name, us,

@@ -24,16 +24,7 @@
 #include <string.h>
 #include <cuda_runtime.h>
 #include <warpred/atomic_aggregate.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_quick, su_malloc, su_timer, su_random, ... */
 
 enum { BLOCK = 256, BINS = 256 };
 
@@ -151,12 +142,7 @@ enum { NMETHODS = sizeof methods / sizeof methods[0] };
 /* The same weight as the device's weight_of: 1..1000. */
 static unsigned long long host_weight_of(size_t i) { return 1 + (((unsigned)i * 2654435761u) >> 7) % 1000; }
 
-static unsigned long long lcg_state = 1;
-static unsigned next_random(void)
-{
-    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (unsigned)(lcg_state >> 33);
-}
+static unsigned long long rng_state = 1; /* su_random's state: the same pixels on every run */
 
 enum { UNIFORM, SKEWED, ONE_VALUE, NINPUTS };
 static const char *input_names[NINPUTS] = {"uniform", "skewed: 80% in 4 bins", "one value"};
@@ -165,37 +151,11 @@ static void make_pixels(unsigned char *px, size_t n, int kind)
 {
     static const unsigned char hot[4] = {0, 255, 128, 17};
     for (size_t i = 0; i < n; i++) {
-        const unsigned r = next_random();
+        const unsigned r = su_random(&rng_state);
         if (kind == UNIFORM) px[i] = (unsigned char)(r & 255);
         else if (kind == SKEWED) px[i] = (r % 100) < 80 ? hot[(r >> 8) & 3] : (unsigned char)((r >> 10) & 255);
         else px[i] = 42;
     }
-}
-
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_us(hist_fn fn, const job *j, int warmups, int runs)
-{
-    float ms[32];
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmups; i++) fn(j);
-    for (int i = 0; i < runs; i++) {
-        CHECK(cudaEventRecord(start));
-        fn(j);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    qsort(ms, runs, sizeof ms[0], compare_floats);
-    return 1000.0 * ms[runs / 2];
 }
 
 /* Runs one method once and compares its bins with the CPU's; returns 1 when all 256 match. */
@@ -220,36 +180,13 @@ static int check_method(const method *m, const job *j, const unsigned *want_coun
     return 1;
 }
 
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("histogram: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
-    const int quick = quick_env && strcmp(quick_env, "0") != 0;
-    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
+    const cudaDeviceProp prop = su_require_gpu("histogram");
+    const int quick = su_quick(), warmups = su_warmups(quick), runs = su_runs(quick);
     const size_t n = quick ? 20011 : ((size_t)1 << 25) + 7;
 
-    cudaDeviceProp prop;
-    int device;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
-
-    unsigned char *h_px = (unsigned char *)malloc(n);
-    if (!h_px) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
-    }
+    unsigned char *h_px = (unsigned char *)su_malloc(n);
     job j;
     unsigned char *d_px;
     CHECK(cudaMalloc(&d_px, n));
@@ -257,7 +194,7 @@ int main(void)
     CHECK(cudaMalloc(&j.weighted, BINS * sizeof(unsigned long long)));
     j.px = d_px;
     j.n = n;
-    j.blocks = (unsigned)(prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / BLOCK));
+    j.blocks = su_wave_blocks(&prop, BLOCK);
 
     printf("256-bin histograms of %zu pixels on %s, %u blocks of %d, median of %d runs\n", n, prop.name, j.blocks,
            BLOCK, runs);
@@ -277,7 +214,9 @@ int main(void)
         for (int m = 0; m < NMETHODS; m++) {
             const int right = check_method(&methods[m], &j, want_counts, want_weighted);
             ok &= right;
-            const double us = median_us(methods[m].run, &j, warmups, runs);
+            su_timer t = su_timer_create(warmups, runs);
+            while (su_timer_next(&t)) methods[m].run(&j);
+            const double us = su_timer_median_us(&t);
             if (m == 0) plain_us[0] = us;
             if (methods[m].weighted && plain_us[1] == 0) plain_us[1] = us;
             printf("%-38s %10.1f %12.2f %7.1fx  %s\n", methods[m].name, us, n / (us * 1e3),

@@ -20,16 +20,7 @@
 #include <warpred/warp_reduce.cuh>
 #include <warpred/block_reduce.cuh>
 #include <warpred/grid_reduce.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_quick, su_malloc, su_timer, ... */
 
 enum { BLOCK = 256, WARPS_PER_BLOCK = BLOCK / 32 };
 
@@ -170,33 +161,6 @@ static float run_once(loss_fn fn, const problem *p)
     return r;
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median time in microseconds of `runs` calls after `warmups` untimed ones (CUDA events). */
-static double median_us(loss_fn fn, const problem *p, int warmups, int runs)
-{
-    float ms[32];
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmups; i++) fn(p);
-    for (int i = 0; i < runs; i++) {
-        CHECK(cudaEventRecord(start));
-        fn(p);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    qsort(ms, runs, sizeof ms[0], compare_floats);
-    return 1000.0 * ms[runs / 2];
-}
-
 /* A small deterministic generator (xorshift64*), uniform in [lo, hi). */
 static unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
 static double uniform(double lo, double hi)
@@ -238,45 +202,22 @@ static int check_close(const char *what, float got, double ref, double bound)
     return ok;
 }
 
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("loss: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
-    const int quick = quick_env && strcmp(quick_env, "0") != 0;
-    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
+    const cudaDeviceProp prop = su_require_gpu("loss");
+    const int quick = su_quick(), warmups = su_warmups(quick), runs = su_runs(quick);
 
     problem p;
     p.n = quick ? 20011 : ((size_t)1 << 24) - 3; /* sizes that are not powers of two, on purpose */
     p.rows = quick ? 67 : 16381;
     p.cols = quick ? 100 : 1000;
     const double logit_range = 4.0; /* logits uniform in [-4, 4) */
-
-    cudaDeviceProp prop;
-    int device;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
-    p.wave_blocks = (unsigned)(prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / BLOCK));
+    p.wave_blocks = su_wave_blocks(&prop, BLOCK);
 
     /* inputs and the double-precision references */
-    float *y = (float *)malloc(p.n * sizeof(float)), *t = (float *)malloc(p.n * sizeof(float));
-    float *logits = (float *)malloc((size_t)p.rows * p.cols * sizeof(float));
-    int *labels = (int *)malloc((size_t)p.rows * sizeof(int));
-    if (!y || !t || !logits || !labels) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
-    }
+    float *y = (float *)su_malloc(p.n * sizeof(float)), *t = (float *)su_malloc(p.n * sizeof(float));
+    float *logits = (float *)su_malloc((size_t)p.rows * p.cols * sizeof(float));
+    int *labels = (int *)su_malloc((size_t)p.rows * sizeof(int));
     double mse_ref = 0.0;
     for (size_t i = 0; i < p.n; i++) {
         y[i] = (float)uniform(-1.0, 1.0);
@@ -354,8 +295,11 @@ int main(void)
         rows[k].got_two = run_once(rows[k].two, &p);
         ok &= check_close(rows[k].loss, rows[k].got_one, rows[k].ref, rows[k].tol);
         ok &= check_close(rows[k].loss, rows[k].got_two, rows[k].ref, rows[k].tol);
-        rows[k].us_one = median_us(rows[k].one, &p, warmups, runs);
-        rows[k].us_two = median_us(rows[k].two, &p, warmups, runs);
+        su_timer one = su_timer_create(warmups, runs), two = su_timer_create(warmups, runs);
+        while (su_timer_next(&one)) rows[k].one(&p);
+        rows[k].us_one = su_timer_median_us(&one);
+        while (su_timer_next(&two)) rows[k].two(&p);
+        rows[k].us_two = su_timer_median_us(&two);
         printf("%-19s %-16s %14.8f %14.8f %14.8f %10.1f %10.1f %7.2fx\n", rows[k].loss, rows[k].shape, rows[k].got_one,
                rows[k].got_two, rows[k].ref, rows[k].us_one, rows[k].us_two, rows[k].us_two / rows[k].us_one);
     }

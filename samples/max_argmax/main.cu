@@ -29,16 +29,7 @@
 #include <warpred/atomic_argminmax.cuh>
 #include <warpred/grid_reduce.cuh>
 #include <warpred/device_reduce.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_timer, su_float_bits, su_bits_float, ... */
 
 /* ------------------------------ part 1: four atomic float max ------------------------------ */
 
@@ -144,23 +135,10 @@ template <typename Op, bool Num> __global__ void argmax_slot(const float *x, int
 
 /* ------------------------------------------ host ------------------------------------------ */
 
-static unsigned bits_of(float x)
-{
-    unsigned b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-static float float_of(unsigned b)
-{
-    float x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
 /* IEEE 754-2019 maximum of two floats, on the host: the reference. */
 static float ieee_maximum(float a, float b)
 {
-    if (isnan(a) || isnan(b)) return float_of(0x7fffffffu);
+    if (isnan(a) || isnan(b)) return su_bits_float(0x7fffffffu);
     if (a == 0.0f && b == 0.0f) return signbit(a) ? b : a; /* +0 if either is +0 */
     return a > b ? a : b;
 }
@@ -168,7 +146,7 @@ static float ieee_maximum(float a, float b)
 /* "-0", "+0", "NaN(7fffffff)", "-inf" or %g: zeros and NaNs show what they are. */
 static const char *show(float x, char *buf, size_t size)
 {
-    if (isnan(x)) snprintf(buf, size, "NaN(%08x)", bits_of(x));
+    if (isnan(x)) snprintf(buf, size, "NaN(%08x)", su_float_bits(x));
     else if (x == 0.0f) snprintf(buf, size, "%s0", signbit(x) ? "-" : "+");
     else snprintf(buf, size, "%g", x);
     return buf;
@@ -184,7 +162,7 @@ typedef struct special_case {
 /* Memory starts at -inf, the identity of max; each case then receives its values in order. */
 static int part1_special_cases(void)
 {
-    const float nan = float_of(0x7fc00000u), neg_nan = float_of(0xffc00000u);
+    const float nan = su_bits_float(0x7fc00000u), neg_nan = su_bits_float(0xffc00000u);
     const special_case cases[] = {
         {"negatives", 3, {-3.0f, -1.0f, -2.0f}},
         {"negative, then -0", 2, {-1.0f, -0.0f}},
@@ -220,11 +198,11 @@ static int part1_special_cases(void)
             CHECK(cudaMemcpy(&got, d_slot, sizeof got, cudaMemcpyDeviceToHost));
             /* the others are called wrong only for a wrong value (any NaN counts as NaN); warpred must
                match the reference bit for bit */
-            const int right = bits_of(got) == bits_of(want) || (isnan(got) && isnan(want));
+            const int right = su_float_bits(got) == su_float_bits(want) || (isnan(got) && isnan(want));
             char cell[40];
             snprintf(cell, sizeof cell, "%s%s", show(got, buf, sizeof buf), right ? "" : " WRONG");
             printf(" %-19s", cell);
-            if (m == WARPRED) ok &= bits_of(got) == bits_of(want);
+            if (m == WARPRED) ok &= su_float_bits(got) == su_float_bits(want);
         }
         printf("\n");
     }
@@ -235,35 +213,21 @@ static int part1_special_cases(void)
     return ok;
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* Part 1b: every element of a large array that holds only negative values, one atomic per
    element on a single address, with each method; results and median times. */
 static int part1_parallel(size_t n, int warmups, int runs, unsigned blocks)
 {
-    float *h = (float *)malloc(n * sizeof(float));
-    if (!h) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
+    float *h = (float *)su_malloc(n * sizeof(float));
     unsigned long long s = 0x243f6a8885a308d3ull;
     float want = -INFINITY;
     for (size_t i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        h[i] = -1.0f - (float)((s >> 40) % 1000000u) / 1000.0f; /* in (-1001, -1] */
+        h[i] = -1.0f - (float)((su_lcg_next(&s) >> 40) % 1000000u) / 1000.0f; /* in (-1001, -1] */
         want = ieee_maximum(want, h[i]);
     }
     float *d_v, *d_slot;
     CHECK(cudaMalloc(&d_v, n * sizeof(float)));
     CHECK(cudaMalloc(&d_slot, sizeof(float)));
     CHECK(cudaMemcpy(d_v, h, n * sizeof(float), cudaMemcpyHostToDevice));
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
 
     printf("\nPart 1b: max of %zu values in (-1001, -1], one atomic per element on one address, %u blocks of 256\n\n",
            n, blocks);
@@ -271,27 +235,24 @@ static int part1_parallel(size_t n, int warmups, int runs, unsigned blocks)
     int ok = 1;
     for (int m = 0; m < NMETHODS; m++) {
         const float neg_inf = -INFINITY;
-        float ms[32], got;
-        for (int r = 0; r < warmups + runs; r++) {
-            CHECK(cudaMemcpy(d_slot, &neg_inf, sizeof neg_inf, cudaMemcpyHostToDevice));
-            CHECK(cudaEventRecord(start));
+        float got;
+        /* every run starts from -inf; reading its result and resetting the slot stay out of the time */
+        CHECK(cudaMemcpy(d_slot, &neg_inf, sizeof neg_inf, cudaMemcpyHostToDevice));
+        su_timer t = su_timer_create(warmups, runs);
+        while (su_timer_next(&t)) {
             parallel_kernels[m]<<<blocks, 256>>>(d_v, n, d_slot);
             CHECK(cudaGetLastError());
-            CHECK(cudaEventRecord(stop));
-            CHECK(cudaEventSynchronize(stop));
-            if (r >= warmups) CHECK(cudaEventElapsedTime(&ms[r - warmups], start, stop));
+            su_timer_stop(&t);
+            CHECK(cudaMemcpy(&got, d_slot, sizeof got, cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(d_slot, &neg_inf, sizeof neg_inf, cudaMemcpyHostToDevice));
         }
-        CHECK(cudaMemcpy(&got, d_slot, sizeof got, cudaMemcpyDeviceToHost));
-        qsort(ms, runs, sizeof ms[0], compare_floats);
-        const double us = 1000.0 * ms[runs / 2];
-        const int right = bits_of(got) == bits_of(want);
+        const double us = su_timer_median_us(&t);
+        const int right = su_float_bits(got) == su_float_bits(want);
         char a[32], b[32];
         printf("%-14s %14s %14s %12.1f %10.2f%s\n", method_names[m], show(got, a, sizeof a), show(want, b, sizeof b), us,
                n / (us * 1e3), right ? "" : "  WRONG");
         if (m == WARPRED) ok &= right;
     }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
     CHECK(cudaFree(d_v));
     CHECK(cudaFree(d_slot));
     free(h);
@@ -303,7 +264,7 @@ static int part1_parallel(size_t n, int warmups, int runs, unsigned blocks)
 /* Unsigned order of this key = float order with -0 < +0 (NaN handled apart). */
 static unsigned order_key(float x)
 {
-    const unsigned b = bits_of(x);
+    const unsigned b = su_float_bits(x);
     return (b & 0x80000000u) ? ~b : b | 0x80000000u;
 }
 
@@ -348,7 +309,7 @@ template <typename Op, bool Num> static void run_slot(const arg_job *j)
 }
 template <typename Op, bool Num> static void run_device(const arg_job *j)
 {
-    CHECK(warpred_device_reduce(&j->plan, j->x, (size_t)j->n, j->wide_pair, Op(), warpred_xf_arg()));
+    CHECK(warpred_device_transform_reduce(&j->plan, j->x, (size_t)j->n, j->wide_pair, Op(), warpred_xf_arg()));
 }
 
 template <typename Op, bool Num> static void fetch_grid(const arg_job *j, float *value, long long *index)
@@ -394,41 +355,16 @@ static const arg_way arg_ways[] = {
 };
 enum { NWAYS = sizeof arg_ways / sizeof arg_ways[0] };
 
-static double median_arg_us(const arg_way *w, const arg_job *j, int warmups, int runs)
-{
-    float ms[32];
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmups; i++) w->run(j);
-    for (int i = 0; i < runs; i++) {
-        CHECK(cudaEventRecord(start));
-        w->run(j);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    qsort(ms, runs, sizeof ms[0], compare_floats);
-    return 1000.0 * ms[runs / 2];
-}
-
 /* Negative values with planted special cases: the largest number appears three times, as -0
    at n/7 and as +0 at n/2 and n - 1 (so the answer is n/2: +0 beats -0, the lowest of the
    equal +0s wins); the NaN input adds NaNs at 2n/3 and n/4 (argmax: n/4, the first NaN;
    argmax_num: still n/2). */
 static int part2_argmax(int n, int warmups, int runs, unsigned blocks)
 {
-    float *h = (float *)malloc((size_t)n * sizeof(float));
-    if (!h) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
+    float *h = (float *)su_malloc((size_t)n * sizeof(float));
     unsigned long long s = 0x13198a2e03707344ull;
     for (int i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        h[i] = -1.0f - (float)((s >> 40) % 1000000u) / 1000.0f;
+        h[i] = -1.0f - (float)((su_lcg_next(&s) >> 40) % 1000000u) / 1000.0f;
     }
     h[n / 7] = -0.0f;
     h[n / 2] = 0.0f;
@@ -456,8 +392,8 @@ static int part2_argmax(int n, int warmups, int runs, unsigned blocks)
     int ok = 1;
     for (int with_nan = 0; with_nan < 2; with_nan++) {
         if (with_nan) {
-            h[2 * (n / 3)] = float_of(0x7fc00001u); /* a NaN with a payload */
-            h[n / 4] = float_of(0xffc00002u);       /* a negative NaN, the first one */
+            h[2 * (n / 3)] = su_bits_float(0x7fc00001u); /* a NaN with a payload */
+            h[n / 4] = su_bits_float(0xffc00002u);       /* a negative NaN, the first one */
         }
         CHECK(cudaMemcpy(d_x, h, (size_t)n * sizeof(float), cudaMemcpyHostToDevice));
         for (int w = 0; w < NWAYS; w++) {
@@ -470,9 +406,11 @@ static int part2_argmax(int n, int warmups, int runs, unsigned blocks)
             arg_ways[w].fetch(&j, &value, &index);
             /* the pair must be the input's: same index, same value (a slot keeps no NaN payload) */
             const int right = index == want &&
-                              (isnan(h[want]) ? isnan(value) : bits_of(value) == bits_of(h[want]));
+                              (isnan(h[want]) ? isnan(value) : su_float_bits(value) == su_float_bits(h[want]));
             ok &= right;
-            const double us = median_arg_us(&arg_ways[w], &j, warmups, runs);
+            su_timer t = su_timer_create(warmups, runs);
+            while (su_timer_next(&t)) arg_ways[w].run(&j);
+            const double us = su_timer_median_us(&t);
             char buf[32];
             printf("%-12s %-28s %10lld %14s %10d %10.1f  %s\n", with_nan ? "with NaNs" : "numbers", arg_ways[w].name,
                    index, show(value, buf, sizeof buf), want, us, right ? "ok" : "WRONG");
@@ -488,29 +426,11 @@ static int part2_argmax(int n, int warmups, int runs, unsigned blocks)
     return ok;
 }
 
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("max_argmax: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
-    const int quick = quick_env && strcmp(quick_env, "0") != 0;
-    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
-    cudaDeviceProp prop;
-    int device;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
-    const unsigned wave_blocks = (unsigned)(prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / 256));
+    const cudaDeviceProp prop = su_require_gpu("max_argmax");
+    const int quick = su_quick(), warmups = su_warmups(quick), runs = su_runs(quick);
+    const unsigned wave_blocks = su_wave_blocks(&prop, 256);
     printf("max and argmax on %s\n\n", prop.name);
 
     int ok = part1_special_cases();

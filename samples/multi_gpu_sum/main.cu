@@ -36,6 +36,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <warpred/device_reduce.cuh>
+#include "../common/sample_util.h" /* su_env_flag, su_quick, su_skip, su_median, su_float_bits, su_bits_float */
 
 /* ------------------------------------------------------------------ errors */
 
@@ -229,7 +230,7 @@ static void enqueue_int_both_ways(rank_ctx *c, int count)
     const char *why = NULL;
     for (int i = 0; i < count; i++) {
         CUDA_CHECK(cudaSetDevice(c[i].device));
-        WARPRED_CHECK(warpred_device_reduce(&c[i].plan, c[i].xi, c[i].n, c[i].partial_ll, warpred_op_sum(),
+        WARPRED_CHECK(warpred_device_transform_reduce(&c[i].plan, c[i].xi, c[i].n, c[i].partial_ll, warpred_op_sum(),
                                             warpred_xf_to<long long>(), c[i].stream, &why));
         CUDA_CHECK(cudaMemcpyAsync(c[i].gathered_ll + c[i].rank, c[i].partial_ll, sizeof(long long),
                                    cudaMemcpyDeviceToDevice, c[i].stream));
@@ -315,28 +316,7 @@ static int same_on_all_ranks(rank_ctx *c, int count, const unsigned long long *w
     return lo == hi;
 }
 
-static unsigned long long float_bits(float f)
-{
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float float_of_bits(unsigned long long b)
-{
-    unsigned u = (unsigned)b;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 /* ------------------------------------------------------------------ timing */
-
-static int compare_doubles(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Median over opt->reps runs (after warm-ups) of the time from the start to the end of `op` on the
    slowest rank taking part, in microseconds. Each run starts after a barrier, so no rank carries the
@@ -368,8 +348,7 @@ static double time_op(rank_ctx *c, int count, op_kind op, int solo, const option
     exchange(c, count, (size_t)opt->reps, ncclFloat64, ncclMax); /* each run: the slowest rank */
     double t[XCHG_WORDS];
     memcpy(t, c[0].xh.d, opt->reps * sizeof(double));
-    qsort(t, opt->reps, sizeof(double), compare_doubles);
-    return t[opt->reps / 2];
+    return su_median(t, opt->reps);
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -524,13 +503,13 @@ static int check_phase(rank_ctx *c, int count, const options *opt)
                 fabs(relative_error(partial, float_sum_of_keys(shard_keys[i]))) < FLOAT_TOLERANCE &&
                 fabs(relative_error(sum_ar, want_f)) < FLOAT_TOLERANCE &&
                 fabs(relative_error(sum_det, want_f)) < FLOAT_TOLERANCE;
-        det_bits[i] = float_bits(sum_det);
-        ar_bits[i] = float_bits(sum_ar);
+        det_bits[i] = su_float_bits(sum_det);
+        ar_bits[i] = su_float_bits(sum_ar);
         if (c[i].rank == 0) det0 = sum_det, ar0 = sum_ar, ll_ar0 = ll_ar, ll_det0 = ll_det;
         /* for rank 0's report: words 4r .. 4r+3 hold rank r's shard length, float partial, int partial, failed */
         unsigned long long *w = c[i].xh.u + 4 * c[i].rank;
         w[0] = c[i].n;
-        w[1] = float_bits(partial);
+        w[1] = su_float_bits(partial);
         w[2] = (unsigned long long)partial_ll;
         w[3] = ok[i] ? 0 : 1;
     }
@@ -548,12 +527,12 @@ static int check_phase(rank_ctx *c, int count, const options *opt)
         for (int r = 0; r < P; r++) {
             const unsigned long long *w = table + 4 * r;
             printf("  GPU %d: %10llu elements, local float sum %.6f, local int sum %lld%s\n", r, w[0],
-                   float_of_bits(w[1]), (long long)w[2], w[3] ? "  <- WRONG" : "");
+                   su_bits_float((unsigned)w[1]), (long long)w[2], w[3] ? "  <- WRONG" : "");
         }
         printf("  float: exact %.6f | ncclAllReduce %.6f (rel. err %.1e) | deterministic %.6f (rel. err %.1e)\n",
                want_f, ar0, relative_error(ar0, want_f), det0, relative_error(det0, want_f));
-        printf("  float bits on every GPU: deterministic %s (0x%08llx), ncclAllReduce %s (0x%08llx)\n",
-               det_same ? "identical" : "DIFFER", float_bits(det0), ar_same ? "identical" : "differ", float_bits(ar0));
+        printf("  float bits on every GPU: deterministic %s (0x%08x), ncclAllReduce %s (0x%08x)\n",
+               det_same ? "identical" : "DIFFER", su_float_bits(det0), ar_same ? "identical" : "differ", su_float_bits(ar0));
         printf("  int:   exact %lld | ncclAllReduce %lld | deterministic %lld  %s\n", want_i, ll_ar0, ll_det0,
                ll_ar0 == want_i && ll_det0 == want_i ? "(exact)" : "WRONG");
         printf("  %s\n\n", all_ok ? "check passed on every GPU" : "CHECK FAILED (see above)");
@@ -584,11 +563,11 @@ static void check_bits(rank_ctx *c, int count, double want, size_row *row, const
             CUDA_CHECK(cudaSetDevice(c[i].device));
             copy_to_host(&det, c[i].sum_det, sizeof det, &c[i]);
             copy_to_host(&ar, c[i].sum_ar, sizeof ar, &c[i]);
-            if (run == 0) det_bits[i] = float_bits(det);
-            stable[i] &= float_bits(det) == det_bits[i];
+            if (run == 0) det_bits[i] = su_float_bits(det);
+            stable[i] &= su_float_bits(det) == det_bits[i];
             value_ok[i] &= fabs(relative_error(det, want)) < FLOAT_TOLERANCE &&
                            fabs(relative_error(ar, want)) < FLOAT_TOLERANCE;
-            ar_differs[i] |= float_bits(ar) != float_bits(det);
+            ar_differs[i] |= su_float_bits(ar) != su_float_bits(det);
         }
     }
     row->bits_same = all_ranks_ok(c, count, stable) && same_on_all_ranks(c, count, det_bits);
@@ -875,12 +854,6 @@ static void usage(const char *argv0)
     exit(2);
 }
 
-static int env_flag(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 enum { MODE_BOTH, MODE_SINGLE, MODE_PROCS };
 
 static options parse_options(int argc, char **argv, int *mode)
@@ -888,7 +861,7 @@ static options parse_options(int argc, char **argv, int *mode)
     options o;
     memset(&o, 0, sizeof o);
     o.max_log2 = 30;
-    o.quick = env_flag("WARPRED_SAMPLE_QUICK") || env_flag("WARPRED_TEST_QUICK");
+    o.quick = su_quick() || su_env_flag("WARPRED_TEST_QUICK");
     *mode = MODE_BOTH;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--single")) *mode = MODE_SINGLE;
@@ -919,14 +892,8 @@ int main(int argc, char **argv)
     /* This process forks the ranks of the one-process-per-GPU mode, so it must not initialize CUDA
        before that: the GPU count comes from a short-lived child. */
     const int visible = count_gpus_in_child();
-    if (visible < 1) {
-        printf("SKIPPED: multi_gpu_sum: no usable CUDA device\n");
-        return 0;
-    }
-    if (opt.gpus > visible) {
-        printf("SKIPPED: multi_gpu_sum: %d GPUs asked (--gpus), %d visible\n", opt.gpus, visible);
-        return 0;
-    }
+    if (visible < 1) return su_skip("multi_gpu_sum: no usable CUDA device");
+    if (opt.gpus > visible) return su_skip("multi_gpu_sum: %d GPUs asked (--gpus), %d visible", opt.gpus, visible);
     if (!opt.gpus) opt.gpus = visible < MAX_GPUS ? visible : MAX_GPUS;
     int rc = 0;
     if (mode != MODE_SINGLE) rc |= run_processes(&opt, opt.gpus); /* forks first, CUDA in this process after */

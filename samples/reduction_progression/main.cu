@@ -20,16 +20,7 @@
 #include <cuda_runtime.h>
 #include <warpred/block_reduce.cuh>
 #include <warpred/grid_reduce.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_quick, su_malloc, su_timer, ... */
 
 enum { BLOCK = 256 }; /* threads per block for every kernel (a power of two: kernels 1-7 need one) */
 
@@ -405,31 +396,12 @@ static float run_once(variant_fn run, const float *in, size_t n, const workspace
     return get_result(w);
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median time in microseconds of `runs` calls after `warmups` untimed ones (CUDA events). */
 static double median_us(variant_fn run, const float *in, size_t n, const workspace *w, int warmups, int runs)
 {
-    float ms[32];
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmups; i++) run(in, n, w);
-    for (int i = 0; i < runs; i++) {
-        CHECK(cudaEventRecord(start));
-        run(in, n, w);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    qsort(ms, runs, sizeof ms[0], compare_floats);
-    return 1000.0 * ms[runs / 2];
+    su_timer t = su_timer_create(warmups, runs);
+    while (su_timer_next(&t)) run(in, n, w);
+    return su_timer_median_us(&t);
 }
 
 /* Every variant must return the exact total. Prints one line per failure; returns 1 if all ok. */
@@ -469,23 +441,10 @@ static int table(const float *d_x, const float *h_x, size_t n, const workspace *
     return ok;
 }
 
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("reduction_progression: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
-    const int quick = quick_env && strcmp(quick_env, "0") != 0;
+    const cudaDeviceProp prop = su_require_gpu("reduction_progression");
+    const int quick = su_quick();
     const size_t big_sizes[] = {(size_t)1 << 24, (size_t)1 << 26};
     const size_t quick_sizes[] = {(size_t)1 << 16};
     const size_t odd_sizes[] = {1, 31, 257, 1000003};
@@ -494,21 +453,13 @@ int main(void)
     const int nsizes = quick ? 1 : 2;
     const size_t *odd = quick ? quick_odd_sizes : odd_sizes;
     const int nodd = quick ? 3 : 4;
-    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
+    const int warmups = su_warmups(quick), runs = su_runs(quick);
     const size_t n_max = sizes[nsizes - 1];
 
-    cudaDeviceProp prop;
-    int device;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
     printf("reduction progression on %s: float sums, %d threads per block, median of %d runs\n", prop.name, BLOCK,
            runs);
 
-    float *h_x = (float *)malloc(n_max * sizeof(float));
-    if (!h_x) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
-    }
+    float *h_x = (float *)su_malloc(n_max * sizeof(float));
     make_input(h_x, n_max, 12345u);
     if (exact_total(h_x, n_max) >= (1 << 24)) {
         fprintf(stderr, "input total reaches 2^24: float sums would not be exact, the check would be meaningless\n");
@@ -516,7 +467,7 @@ int main(void)
     }
 
     workspace w;
-    w.wave_blocks = (unsigned)(prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / BLOCK));
+    w.wave_blocks = su_wave_blocks(&prop, BLOCK);
     const size_t max_partials = (n_max + BLOCK - 1) / BLOCK; /* the most any first pass writes */
     float *d_x;
     const char *why;

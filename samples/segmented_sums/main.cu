@@ -26,16 +26,7 @@
 #include <cuda_runtime.h>
 #include <warpred/warp_segmented.cuh>
 #include <warpred/atomic_aggregate.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_quick, su_malloc, su_timer, su_random, ... */
 
 enum { BLOCK = 256, NKEYS = 4096, NO_KEY = -1 };
 
@@ -103,12 +94,7 @@ static const method methods[] = {
 };
 enum { NMETHODS = sizeof methods / sizeof methods[0] };
 
-static unsigned long long lcg = 0x452821e638d01377ull;
-static unsigned next_random(void)
-{
-    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
-    return (unsigned)(lcg >> 33);
-}
+static unsigned long long rng_state = 0x452821e638d01377ull; /* su_random's state: the same keys on every run */
 
 /* Part 1: keys drawn from {3, 7, 11, 42} so that equal keys are scattered over the warp. */
 static int part1(void)
@@ -118,8 +104,8 @@ static int part1(void)
     float vals[32], got[32];
     unsigned groups[32];
     for (int l = 0; l < 32; l++) {
-        keys[l] = choices[next_random() % 4];
-        vals[l] = (float)(1 + next_random() % 9);
+        keys[l] = choices[su_random(&rng_state) % 4];
+        vals[l] = (float)(1 + su_random(&rng_state) % 9);
     }
     int *d_keys;
     float *d_vals, *d_sums;
@@ -180,49 +166,30 @@ static const char *input_names[NINPUTS] = {"8 hot keys hold 60% of the elements"
 static void make_input(int *keys, float *vals, size_t n, int kind)
 {
     for (size_t i = 0; i < n; i++) {
-        const unsigned r = next_random();
+        const unsigned r = su_random(&rng_state);
         if (kind == HOT_KEYS && r % 100 < 60) keys[i] = (int)((r >> 8) % 8 * 509 % NKEYS);
         else keys[i] = (int)((r >> 8) % NKEYS);
-        vals[i] = (float)(next_random() % 3); /* 0, 1 or 2 */
+        vals[i] = (float)(su_random(&rng_state) % 3); /* 0, 1 or 2 */
     }
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
+/* The median time of one group-by, clearing the table included (CUDA events). */
 static double median_us(groupby_kernel k, const int *keys, const float *vals, size_t n, float *sums, unsigned blocks,
                         int warmups, int runs)
 {
-    float ms[32];
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmups + runs; i++) {
-        CHECK(cudaEventRecord(start));
+    su_timer t = su_timer_create(warmups, runs);
+    while (su_timer_next(&t)) {
         CHECK(cudaMemsetAsync(sums, 0, NKEYS * sizeof(float)));
         k<<<blocks, BLOCK>>>(keys, vals, n, sums);
         CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        if (i >= warmups) CHECK(cudaEventElapsedTime(&ms[i - warmups], start, stop));
     }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    qsort(ms, runs, sizeof ms[0], compare_floats);
-    return 1000.0 * ms[runs / 2];
+    return su_timer_median_us(&t);
 }
 
 static int part2(size_t n, unsigned blocks, int warmups, int runs)
 {
-    int *h_keys = (int *)malloc(n * sizeof(int));
-    float *h_vals = (float *)malloc(n * sizeof(float));
-    if (!h_keys || !h_vals) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
+    int *h_keys = (int *)su_malloc(n * sizeof(int));
+    float *h_vals = (float *)su_malloc(n * sizeof(float));
     int *d_keys;
     float *d_vals, *d_sums;
     CHECK(cudaMalloc(&d_keys, n * sizeof(int)));
@@ -274,29 +241,11 @@ static int part2(size_t n, unsigned blocks, int warmups, int runs)
     return ok;
 }
 
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("segmented_sums: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
-    const int quick = quick_env && strcmp(quick_env, "0") != 0;
-    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
-    cudaDeviceProp prop;
-    int device;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
-    const unsigned wave_blocks = (unsigned)(prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / BLOCK));
+    const cudaDeviceProp prop = su_require_gpu("segmented_sums");
+    const int quick = su_quick(), warmups = su_warmups(quick), runs = su_runs(quick);
+    const unsigned wave_blocks = su_wave_blocks(&prop, BLOCK);
     printf("segmented sums on %s\n\n", prop.name);
 
     int ok = part1();

@@ -27,16 +27,7 @@
 #include <warpred/block_reduce.cuh>
 #include <warpred/op_softmax.cuh>
 #include <warpred/op_welford.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_quick, su_malloc, su_timer, su_random_unit, ... */
 
 enum { BLOCK = 256 };
 #define LN_EPS 1e-5f
@@ -67,7 +58,7 @@ __global__ void softmax_online(const float *x, int cols, float *y)
     float *out = y + (size_t)blockIdx.x * cols;
     const warpred_op_softmax op = warpred_op_softmax();
     warpred_softmax<float> p = warpred_op_softmax::identity<warpred_softmax<float> >(); /* {-inf, 0} */
-    for (int c = threadIdx.x; c < cols; c += BLOCK) p = op(p, warpred_softmax_of(row[c]));
+    for (int c = threadIdx.x; c < cols; c += BLOCK) p = op(p, warpred_make_softmax(row[c]));
     p = warpred_block_allreduce<BLOCK>(p, op);
     const float inv = 1.0f / p.sum;
     for (int c = threadIdx.x; c < cols; c += BLOCK) out[c] = expf(row[c] - p.max) * inv;
@@ -101,8 +92,8 @@ __global__ void layernorm_welford(const float *x, int cols, float *y)
     const float *row = x + (size_t)blockIdx.x * cols;
     float *out = y + (size_t)blockIdx.x * cols;
     const warpred_op_welford op = warpred_op_welford();
-    warpred_welford<float> w = warpred_welford_empty<float>();
-    for (int c = threadIdx.x; c < cols; c += BLOCK) w = op(w, warpred_welford_of(row[c]));
+    warpred_welford<float> w = warpred_op_welford::identity<warpred_welford<float> >();
+    for (int c = threadIdx.x; c < cols; c += BLOCK) w = op(w, warpred_make_welford(row[c]));
     w = warpred_block_allreduce<BLOCK>(w, op);
     const float mean = warpred_welford_mean(w), rstd = rsqrtf(warpred_welford_var_pop(w) + LN_EPS);
     for (int c = threadIdx.x; c < cols; c += BLOCK) out[c] = (row[c] - mean) * rstd;
@@ -152,32 +143,6 @@ static double tolerance_layernorm(int cols, double y_ref, double max_abs_x, doub
 {
     const double chain = chain_length(cols);
     return 2.0 * (chain * U * max_abs_x / sigma + ((chain + 3) / 2 + 4 + 2) * U * fabs(y_ref) + U);
-}
-
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_us(row_kernel k, const float *x, int rows, int cols, float *y, int warmups, int runs)
-{
-    float ms[32];
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmups + runs; i++) {
-        CHECK(cudaEventRecord(start));
-        k<<<rows, BLOCK>>>(x, cols, y);
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        if (i >= warmups) CHECK(cudaEventElapsedTime(&ms[i - warmups], start, stop));
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    qsort(ms, runs, sizeof ms[0], compare_floats);
-    return 1000.0 * ms[runs / 2];
 }
 
 /* The double-precision references for one matrix, with what the bounds need per row. */
@@ -238,49 +203,27 @@ static int check_output(const variant *v, const float *y, const reference *r, in
     return ok;
 }
 
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("softmax_layernorm: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
-    const int quick = quick_env && strcmp(quick_env, "0") != 0;
-    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
+    const cudaDeviceProp prop = su_require_gpu("softmax_layernorm");
+    const int quick = su_quick(), warmups = su_warmups(quick), runs = su_runs(quick);
     const int all_cols[] = {1024, 2048, 3001, 4096, 8192}, quick_cols[] = {1024, 3001, 8192};
     const int *col_sizes = quick ? quick_cols : all_cols;
     const int nsizes = quick ? 3 : 5;
     const size_t elements = quick ? 3 * 8192 : (size_t)1 << 23; /* per matrix, about */
 
-    cudaDeviceProp prop;
-    int device;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
     printf("row-wise softmax and layernorm on %s, one block of %d threads per row, median of %d runs\n", prop.name,
            BLOCK, runs);
     printf("(GB/s counts one read of x and one write of y; the error column is the worst element's error\n"
            " as a fraction of its bound)\n");
 
     const size_t max_elems = elements + 8192; /* rows * cols <= this for every size */
-    float *h_x = (float *)malloc(max_elems * sizeof(float)), *h_y = (float *)malloc(max_elems * sizeof(float));
+    float *h_x = (float *)su_malloc(max_elems * sizeof(float)), *h_y = (float *)su_malloc(max_elems * sizeof(float));
     reference r;
-    r.softmax = (double *)malloc(max_elems * sizeof(double));
-    r.layernorm = (double *)malloc(max_elems * sizeof(double));
-    r.max_abs_x = (double *)malloc(max_elems / 1024 * sizeof(double) + 64);
-    r.sigma = (double *)malloc(max_elems / 1024 * sizeof(double) + 64);
-    if (!h_x || !h_y || !r.softmax || !r.layernorm || !r.max_abs_x || !r.sigma) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
-    }
+    r.softmax = (double *)su_malloc(max_elems * sizeof(double));
+    r.layernorm = (double *)su_malloc(max_elems * sizeof(double));
+    r.max_abs_x = (double *)su_malloc(max_elems / 1024 * sizeof(double) + 64);
+    r.sigma = (double *)su_malloc(max_elems / 1024 * sizeof(double) + 64);
     float *d_x, *d_y;
     CHECK(cudaMalloc(&d_x, max_elems * sizeof(float)));
     CHECK(cudaMalloc(&d_y, max_elems * sizeof(float)));
@@ -291,12 +234,9 @@ int main(void)
         const int cols = col_sizes[si];
         const int rows = quick ? 3 : (int)(elements / cols);
         for (int i = 0; i < rows; i++) {
-            s = s * 6364136223846793005ull + 1442695040888963407ull;
-            const double offset = (double)(s >> 40) / (1 << 24) * 8.0; /* a row offset in [0, 8) */
-            for (int c = 0; c < cols; c++) {
-                s = s * 6364136223846793005ull + 1442695040888963407ull;
-                h_x[(size_t)i * cols + c] = (float)(offset + ((double)(s >> 11) / 9007199254740992.0 * 2 - 1) * X_RANGE);
-            }
+            const double offset = (double)(su_lcg_next(&s) >> 40) / (1 << 24) * 8.0; /* a row offset in [0, 8) */
+            for (int c = 0; c < cols; c++)
+                h_x[(size_t)i * cols + c] = (float)(offset + (su_random_unit(&s) * 2 - 1) * X_RANGE);
         }
         make_reference(h_x, rows, cols, &r);
         CHECK(cudaMemcpy(d_x, h_x, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
@@ -310,7 +250,12 @@ int main(void)
             double worst;
             const int right = check_output(&variants[v], h_y, &r, rows, cols, &worst);
             ok &= right;
-            const double us = median_us(variants[v].kernel, d_x, rows, cols, d_y, warmups, runs);
+            su_timer t = su_timer_create(warmups, runs);
+            while (su_timer_next(&t)) {
+                variants[v].kernel<<<rows, BLOCK>>>(d_x, cols, d_y);
+                CHECK(cudaGetLastError());
+            }
+            const double us = su_timer_median_us(&t);
             printf("%-34s %10.1f %8.0f %12.3f  %s\n", variants[v].name, us, 2.0 * rows * cols * sizeof(float) / (us * 1e3),
                    worst, right ? "ok" : "WRONG");
         }

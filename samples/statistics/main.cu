@@ -28,16 +28,7 @@
 #include <warpred/op_tuple.cuh>
 #include <warpred/op_welford.cuh>
 #include <warpred/grid_reduce.cuh>
-
-/* Each sample carries its own CHECK so that it can be copied out of the repository alone. */
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../common/sample_util.h" /* CHECK, su_require_gpu, su_quick, su_malloc, su_timer, su_random_unit, ... */
 
 enum { BLOCK = 256 };
 
@@ -68,7 +59,7 @@ __global__ void stats_welford(const float *x, int n, warpred_grid_scratch scratc
     const auto op = warpred_make_op_tuple(warpred_op_welford(), warpred_op_min(), warpred_op_max());
     welford_t<F> acc = decltype(op)::template identity<welford_t<F> >();
     for (int i = blockIdx.x * BLOCK + threadIdx.x; i < n; i += gridDim.x * BLOCK)
-        acc = op(acc, warpred_make_tuple(warpred_welford_of((F)x[i]), x[i], x[i]));
+        acc = op(acc, warpred_make_tuple(warpred_make_welford((F)x[i]), x[i], x[i]));
     warpred_grid_reduce<BLOCK>(acc, op, scratch, out);
 }
 
@@ -162,70 +153,20 @@ static int check_results(const method *m, const stats *got, const stats *ref)
     return ok;
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_us(run_fn run, const job *j, int warmups, int runs)
-{
-    float ms[32];
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmups; i++) run(j);
-    for (int i = 0; i < runs; i++) {
-        CHECK(cudaEventRecord(start));
-        run(j);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    qsort(ms, runs, sizeof ms[0], compare_floats);
-    return 1000.0 * ms[runs / 2];
-}
-
-/* Run alone on a machine without a usable GPU: say so in one sentence and fail. */
-static void require_gpu(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        printf("statistics: no usable CUDA GPU (%s), so nothing was run.\n",
-               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
-        exit(1);
-    }
-}
-
 int main(void)
 {
-    require_gpu();
-    const char *quick_env = getenv("WARPRED_SAMPLE_QUICK");
-    const int quick = quick_env && strcmp(quick_env, "0") != 0;
-    const int warmups = quick ? 1 : 3, runs = quick ? 3 : 21;
+    const cudaDeviceProp prop = su_require_gpu("statistics");
+    const int quick = su_quick(), warmups = su_warmups(quick), runs = su_runs(quick);
     const int n = quick ? 20011 : (1 << 24) + 3;
     const double offset = 10000.0;
 
-    cudaDeviceProp prop;
-    int device;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
-
     /* x = 10000 + uniform(-1, 1), rounded to float: the reference is that of the floats */
-    float *h = (float *)malloc((size_t)n * sizeof(float));
-    if (!h) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
-    }
+    float *h = (float *)su_malloc((size_t)n * sizeof(float));
     unsigned long long s = 0xa4093822299f31d0ull;
     stats ref = {n, 0, 0, INFINITY, -INFINITY};
     long double sum = 0;
     for (int i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        h[i] = (float)(offset + ((double)(s >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0));
+        h[i] = (float)(offset + (su_random_unit(&s) * 2.0 - 1.0));
         sum += h[i];
         ref.min = fminf(ref.min, h[i]);
         ref.max = fmaxf(ref.max, h[i]);
@@ -240,7 +181,7 @@ int main(void)
     float *d_x;
     const char *why;
     j.n = n;
-    j.blocks = (unsigned)(prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / BLOCK));
+    j.blocks = su_wave_blocks(&prop, BLOCK);
     if (j.blocks > (unsigned)(n + BLOCK - 1) / BLOCK) j.blocks = (unsigned)(n + BLOCK - 1) / BLOCK;
     const size_t result_bytes = sizeof(welford_t<double>) > sizeof(naive_t<double>) ? sizeof(welford_t<double>)
                                                                                      : sizeof(naive_t<double>);
@@ -266,7 +207,9 @@ int main(void)
         const stats got = methods[m].fetch(&j);
         const int right = check_results(&methods[m], &got, &ref);
         ok &= right;
-        const double us = median_us(methods[m].run, &j, warmups, runs);
+        su_timer t = su_timer_create(warmups, runs);
+        while (su_timer_next(&t)) methods[m].run(&j);
+        const double us = su_timer_median_us(&t);
         printf("%-30s %10lld %16.9f %14.9f %9.1e%% %10.4f %10.4f %9.1f  %s\n", methods[m].name, got.count, got.mean,
                got.var, 100.0 * fabs(got.var - ref.var) / ref.var, got.min, got.max, us,
                methods[m].checked ? (right ? "ok" : "WRONG") : "(shown, not checked)");
