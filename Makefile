@@ -51,7 +51,7 @@ else
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 endif
-TEST_FLAGS = $(NVFLAGS) -Itests $(CMOCKA_CFLAGS) -DWT_REPO_DIR='"$(CURDIR)"'
+TEST_FLAGS = $(NVFLAGS) -Itests -I$(BUILD) $(CMOCKA_CFLAGS) -DWT_REPO_DIR='"$(CURDIR)"'
 
 # ---- what there is ----
 HEADERS = $(wildcard warpred/*.cuh warpred/*.h)
@@ -82,7 +82,7 @@ SAMPLE_SANITIZE_TOOLS = memcheck racecheck synccheck
 SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOME)/bin/compute-sanitizer)
 RUN = tests/run.sh --gpu-probe $(GPU_PROBE) $(if $(filter 1,$(REQUIRE_GPU)),--require-gpu)
 
-.PHONY: all test sanitize run run-% bench archs headers link clean help install uninstall
+.PHONY: all test sanitize run run-% bench bench-doc format format-check archs headers link clean help install uninstall
 .DELETE_ON_ERROR:
 .SECONDEXPANSION:
 
@@ -98,6 +98,9 @@ help:
 	@echo "make archs       the whole build for sm_$(subst $(space),$(comma)sm_,$(ALL_ARCHS)), warnings as errors (CI)"
 	@echo "make install     headers, LICENSE, pkg-config and CMake files under PREFIX (now $(PREFIX)), DESTDIR honoured"
 	@echo "make uninstall   remove what make install put under PREFIX"
+	@echo "make bench-doc   docs/BENCHMARKS.md from the bench CSVs under docs/ (make test checks it is current)"
+	@echo "make format      clang-format the .cu/.cuh/.h files under warpred/ tests/ bench/ samples/ (.clang-format)"
+	@echo "make format-check  list the files whose formatting differs from .clang-format (CI)"
 	@echo "make clean       remove $(BUILD)"
 	@echo "variables: ARCHS=\"$(ARCHS)\" JOBS=$(JOBS) CMOCKA_PREFIX=... CUDA_HOME=$(CUDA_HOME) REQUIRE_GPU=1 PREFIX=... DESTDIR=... CCCL_DIR=... NCCL_HOME=..."
 	@echo "samples: $(SAMPLE_NAMES)"
@@ -142,8 +145,8 @@ $(BUILD)/alone/%.h.host: warpred/%.h | $(BUILD)/alone
 $(BUILD)/alone/%.cuh.host: warpred/%.cuh $(HEADERS) | $(BUILD)/alone
 	@if $(CXX) -std=c++17 -fsyntax-only -I. -I$(CUDA_HOME)/include -x c++ $< > $@.log 2>&1; then \
 	  echo "$<: g++ compiled a device header without a word"; exit 1; fi; \
-	if ! grep -m 1 "error" $@.log | grep -q "nvcc or NVRTC"; then \
-	  echo "$<: under g++ the first error is not warpred's #error:"; head -n 5 $@.log; exit 1; fi
+	if [ "$$(grep -c "error" $@.log)" != 1 ] || ! grep -q "nvcc or NVRTC" $@.log; then \
+	  echo "$<: under g++ the only error must be warpred's, naming nvcc or NVRTC:"; head -n 5 $@.log; exit 1; fi
 	@touch $@
 headers: $(ALONE) $(HOST_CC_CHECKS)
 	@echo "every header compiles alone under nvcc: ok ($(words $(ALONE)) headers); host compilers: the .h compile, the .cuh stop with warpred's #error"
@@ -157,15 +160,42 @@ $(BUILD)/link_rdc: tests/link_a.cu tests/link_b.cu $(HEADERS) | $(BUILD)
 link: $(LINKS)
 	@echo "two translation units link (whole-program and -rdc): ok"
 
+# Misuses that must stop the build with exactly one error saying what to do (tests/compile_fail/).
+$(BUILD)/compile_fail.ok: tests/compile_fail.sh $(wildcard tests/compile_fail/*.cu) $(HEADERS) | $(BUILD)
+	@tests/compile_fail.sh $(NVCC) $(firstword $(ARCHS)) $(BUILD)/compile_fail && touch $@
+
 # The CSV files under docs/ parse as CSV, every row as wide as the header (needs python3).
 $(BUILD)/docs_csv.ok: $(wildcard docs/*.csv docs/*/*.csv) tests/check_csv.py | $(BUILD)
 	@python3 tests/check_csv.py $(wildcard docs/*.csv docs/*/*.csv) && echo "docs/**.csv parse as CSV: ok" && touch $@
 
+# docs/BENCHMARKS.md is generated from those CSV files and each folder's RUN.txt (GPU, date):
+# make bench-doc writes it; make test regenerates it into $(BUILD) and fails when the two differ.
+BENCH_DOC_INPUTS = $(wildcard docs/*.csv docs/*/*.csv docs/RUN.txt docs/*/RUN.txt) scripts/bench_doc.py
+bench-doc:
+	python3 scripts/bench_doc.py --docs docs -o docs/BENCHMARKS.md
+$(BUILD)/bench_doc.ok: $(BENCH_DOC_INPUTS) $(wildcard docs/BENCHMARKS.md) | $(BUILD)
+	@python3 scripts/bench_doc.py --docs docs -o $(BUILD)/BENCHMARKS.md
+	@cmp -s $(BUILD)/BENCHMARKS.md docs/BENCHMARKS.md || { echo "docs/BENCHMARKS.md is stale: run make bench-doc"; exit 1; }
+	@echo "docs/BENCHMARKS.md matches the bench CSVs: ok" && touch $@
+
 # ---- programs ----
-$(BUILD)/test_%: tests/test_%.cu | $(BUILD)
+# The manuals' USAGE code: scripts/snippets.py copies it from warpred/NAME.cuh (or .h) to
+# $(BUILD)/snippets/NAME.inc, with #line directives into the header (its top comment says how it
+# reads a manual). A test that writes #include "snippets/NAME.inc" compiles and runs the manual's
+# own code, and depends on that file (snippets_of: the snippets a source includes).
+$(BUILD)/snippets/%.inc: warpred/%.cuh scripts/snippets.py
+	@mkdir -p $(@D)
+	python3 scripts/snippets.py $< $@
+$(BUILD)/snippets/%.inc: warpred/%.h scripts/snippets.py
+	@mkdir -p $(@D)
+	python3 scripts/snippets.py $< $@
+snippets_of = $(addprefix $(BUILD)/,$(shell sed -n 's/^[[:space:]]*\#[[:space:]]*include[[:space:]]*"\(snippets\/[A-Za-z0-9_]*\.inc\)".*/\1/p' $(1) 2>/dev/null))
+.PRECIOUS: $(BUILD)/snippets/%.inc
+
+$(BUILD)/test_%: tests/test_%.cu $$(call snippets_of,tests/test_$$*.cu) | $(BUILD)
 	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
-$(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu | $(BUILD)
+$(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu $$(call snippets_of,tests/test_warp_reduce.cu) | $(BUILD)
 	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWARPRED_NO_REDUX -DWARPRED_NO_NAN_MINMAX --use_fast_math \
 	  $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
@@ -190,7 +220,7 @@ $(BUILD)/bench_%: bench/bench_%.cu | $(BUILD)
 -include $(wildcard $(BUILD)/*.d $(BUILD)/alone/*.d)
 
 # ---- running ----
-test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/docs_csv.ok $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
+test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/compile_fail.ok $(BUILD)/docs_csv.ok $(BUILD)/bench_doc.ok $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
 	@WARPRED_SAMPLE_QUICK=1 $(RUN) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLE_ITEMS) $(CONSUMER_ITEMS)
 
 # The four tools run at the same time (each is mostly CPU-bound instrumentation), one log each.
@@ -221,8 +251,8 @@ bench: $(BENCHES)
 	[ $$ok -eq 1 ]
 
 # ---- install (headers, LICENSE, pkg-config file, CMake package) ----
-# The version's one home is warpred/ops.cuh; warpred.pc and the CMake files take it from there.
-version_part = $(shell sed -n 's/^\#[[:space:]]*define[[:space:]]\{1,\}WARPRED_VERSION_$(1)[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p' warpred/ops.cuh | head -n 1)
+# The version's one home is warpred/version.h; warpred.pc and the CMake files take it from there.
+version_part = $(shell sed -n 's/^\#[[:space:]]*define[[:space:]]\{1,\}WARPRED_VERSION_$(1)[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p' warpred/version.h | head -n 1)
 VERSION = $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
 CUDA_LIB_DIR = $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) $(CUDA_HOME)/lib64)
 CMAKE ?= cmake
@@ -311,6 +341,20 @@ $(CONSUMER)/uninstall.ok: $(PACKAGE_FILES) $(HEADERS)
 	@left=$$(find $(CONSUMER)/stage -mindepth 1 ! -type d; find $(CONSUMER)/stage/opt/warpred -mindepth 1 -type d 2>/dev/null); \
 	  [ -z "$$left" ] || { echo "make uninstall left behind:"; echo "$$left"; exit 1; }
 	@echo "make install DESTDIR=... PREFIX=/opt/warpred, then make uninstall: nothing left behind" && touch $@
+
+# ---- formatting: clang-format 14 with the style in .clang-format (CI runs format-check) ----
+# clang-format-14 when installed under that name (other versions format a few constructs differently)
+CLANG_FORMAT ?= $(or $(shell command -v clang-format-14 2>/dev/null),clang-format)
+FORMAT_FILES = $(sort $(shell find warpred tests bench samples -type f \( -name '*.cu' -o -name '*.cuh' -o -name '*.h' \)))
+format-check:
+	@command -v $(CLANG_FORMAT) >/dev/null 2>&1 || { echo "clang-format is not installed (sudo apt-get install -y clang-format)"; exit 1; }
+	@bad=""; for f in $(FORMAT_FILES); do $(CLANG_FORMAT) --style=file "$$f" | cmp -s - "$$f" || bad="$$bad $$f"; done; \
+	if [ -n "$$bad" ]; then echo "formatting differs from .clang-format in (make format rewrites them):"; \
+	  for f in $$bad; do echo "  $$f"; done; exit 1; fi; \
+	echo "format-check: $(words $(FORMAT_FILES)) files match .clang-format ($$($(CLANG_FORMAT) --version | sed 's/.*version //'))"
+format:
+	@command -v $(CLANG_FORMAT) >/dev/null 2>&1 || { echo "clang-format is not installed (sudo apt-get install -y clang-format)"; exit 1; }
+	$(CLANG_FORMAT) -i --style=file $(FORMAT_FILES)
 
 # The whole build for every supported arch with warnings as errors (CI runs this).
 archs:

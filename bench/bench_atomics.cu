@@ -50,7 +50,8 @@ __device__ float fmaximum_v020(float *p, float v)
 {
     const int x = *(const volatile int *)p, vb = __float_as_int(v);
     if (warpred__atomic_rule<float, true, false>(x, vb) == x) return __int_as_float(x);
-    if (warpred__isnan_bits<float>(x) || warpred__isnan_bits<float>(vb)) return warpred__atomic_minmax_cas<float, true, false>(p, v);
+    if (warpred__isnan_bits<float>(x) || warpred__isnan_bits<float>(vb))
+        return warpred__atomic_minmax_cas<float, true, false>(p, v);
     return __int_as_float(vb >= 0 ? atomicMax((int *)p, vb) : (int)atomicMin((unsigned *)p, (unsigned)vb));
 }
 
@@ -73,20 +74,28 @@ struct bench_read_l1 {
 };
 
 enum { MAX_CAS_ALWAYS, MAX_V020, MAX_WARPRED, MAX_VOLATILE_READ, MAX_L1_READ, MAX_CAS_ONLY, MAX_VARIANTS };
-static const char *const max_variant_name[MAX_VARIANTS] = {
-    "CAS loop, always writes", "warpred 0.2.0 path", "warpred",
-    "warpred, volatile read (combined path)", "warpred, L1-cached read (experimental)", "warpred CAS path only"};
+static const char *const max_variant_name[MAX_VARIANTS] = {"CAS loop, always writes",
+                                                           "warpred 0.2.0 path",
+                                                           "warpred",
+                                                           "warpred, volatile read (combined path)",
+                                                           "warpred, L1-cached read (experimental)",
+                                                           "warpred CAS path only"};
 
 enum { MAX_BINS = 256 }; /* the scattered case: addresses hashed over this many words */
 
 template <int Variant> __device__ __forceinline__ void max_update(float *p, float v)
 {
     if (Variant == MAX_CAS_ALWAYS) cas_max_always_writes(p, v);
-    else if (Variant == MAX_V020) fmaximum_v020(p, v);
-    else if (Variant == MAX_WARPRED) warpred_atomic_fmaximum(p, v);
-    else if (Variant == MAX_VOLATILE_READ) warpred__atomic_minmax<float, true, false, bench_read_volatile>(p, v);
-    else if (Variant == MAX_L1_READ) warpred__atomic_minmax<float, true, false, bench_read_l1>(p, v);
-    else warpred__atomic_minmax_cas<float, true, false>(p, v);
+    else if (Variant == MAX_V020)
+        fmaximum_v020(p, v);
+    else if (Variant == MAX_WARPRED)
+        warpred_atomic_fmaximum(p, v);
+    else if (Variant == MAX_VOLATILE_READ)
+        warpred__atomic_minmax<float, true, false, bench_read_volatile>(p, v);
+    else if (Variant == MAX_L1_READ)
+        warpred__atomic_minmax<float, true, false, bench_read_l1>(p, v);
+    else
+        warpred__atomic_minmax_cas<float, true, false>(p, v);
 }
 
 /* words: MAX_BINS words at -inf; one address (words[0]) unless scattered */
@@ -119,7 +128,8 @@ template <int Variant> static void launch_max(float *words, int ascending, int s
 {
     const unsigned blocks = (unsigned)((N + THREADS - 1) / THREADS);
     if (scattered) k_max<Variant, true><<<blocks, THREADS>>>(words, N, ascending);
-    else k_max<Variant, false><<<blocks, THREADS>>>(words, N, ascending);
+    else
+        k_max<Variant, false><<<blocks, THREADS>>>(words, N, ascending);
 }
 
 static void run_max(void *p)
@@ -146,7 +156,8 @@ static void measure_max(max_words *w, const int *variants, int count, int ascend
     void *ctxs[MAX_VARIANTS];
     float ms[MAX_VARIANTS];
     if ((MAX_WARMUP + MAX_REPS) * count > MAX_REGIONS) {
-        fprintf(stderr, "bench_atomics: %d runs would reuse words (MAX_REGIONS %d)\n", (MAX_WARMUP + MAX_REPS) * count, MAX_REGIONS);
+        fprintf(stderr, "bench_atomics: %d runs would reuse words (MAX_REGIONS %d)\n", (MAX_WARMUP + MAX_REPS) * count,
+                MAX_REGIONS);
         exit(1);
     }
     k_fill<<<64, 256>>>(w->regions, (size_t)MAX_REGIONS * MAX_BINS, -INFINITY);
@@ -166,7 +177,8 @@ static void measure_max(max_words *w, const int *variants, int count, int ascend
 
 static void max_table(FILE *csv)
 {
-    static const int all[MAX_VARIANTS] = {MAX_CAS_ALWAYS, MAX_V020, MAX_WARPRED, MAX_VOLATILE_READ, MAX_L1_READ, MAX_CAS_ONLY};
+    static const int all[MAX_VARIANTS] = {MAX_CAS_ALWAYS,    MAX_V020,    MAX_WARPRED,
+                                          MAX_VOLATILE_READ, MAX_L1_READ, MAX_CAS_ONLY};
     static const int pair[2] = {MAX_V020, MAX_WARPRED};
     static const char *const cases[3] = {"float max, random values", "float max, ascending values",
                                          "float max, random values, 256 addresses"};
@@ -178,8 +190,10 @@ static void max_table(FILE *csv)
     measure_max(&w, pair, 2, 0, 1, g[2]);
     BCHECK(cudaFree(w.regions));
 
-    printf("\nfloat max (warpred_atomic_fmaximum), %zu updates per run, G updates/s, median of %d runs after %d warm-ups, "
-           "variants interleaved run by run\n\n", N, MAX_REPS, MAX_WARMUP);
+    printf(
+        "\nfloat max (warpred_atomic_fmaximum), %zu updates per run, G updates/s, median of %d runs after %d warm-ups, "
+        "variants interleaved run by run\n\n",
+        N, MAX_REPS, MAX_WARMUP);
     printf("| %-45s | %9s | %9s | %17s |\n", "variant", "random", "ascending", "random, 256 addr.");
     printf("|%.47s|%.11s|%.11s|%.19s|\n", "-----------------------------------------------", "-----------",
            "-----------", "-------------------");
@@ -192,8 +206,8 @@ static void max_table(FILE *csv)
     }
     for (int k = 0; k < 2; k++)
         fprintf(csv, "atomics,\"%s\",\"%s\",%zu,,%.4f,G updates/s\n", cases[2], max_variant_name[pair[k]], N, g[2][k]);
-    printf("| %-45s | %8.3gx | %8.3gx | %16.3gx |\n", "warpred / warpred 0.2.0 path", g[0][MAX_WARPRED] / g[0][MAX_V020],
-           g[1][MAX_WARPRED] / g[1][MAX_V020], g[2][1] / g[2][0]);
+    printf("| %-45s | %8.3gx | %8.3gx | %16.3gx |\n", "warpred / warpred 0.2.0 path",
+           g[0][MAX_WARPRED] / g[0][MAX_V020], g[1][MAX_WARPRED] / g[1][MAX_V020], g[2][1] / g[2][0]);
 }
 
 /* Increment with the slot used (stream compaction); divergent: about half of the lanes call. */
@@ -210,7 +224,8 @@ __global__ void k_hist(unsigned *hist, unsigned bins, size_t n, int agg)
     if (i >= n) return;
     unsigned *bin = &hist[bench_hash((unsigned)i * 2654435761u) % bins];
     if (agg) warpred_atomic_inc_agg(bin);
-    else atomicAdd(bin, 1u);
+    else
+        atomicAdd(bin, 1u);
 }
 
 typedef struct {
@@ -229,13 +244,11 @@ static void run_once(void *p)
     switch (c->kind) {
     case RUN_ADD:
         if (c->variant) k_add_agg<<<blocks, THREADS>>>(c->f, N);
-        else k_add_plain<<<blocks, THREADS>>>(c->f, N);
+        else
+            k_add_plain<<<blocks, THREADS>>>(c->f, N);
         break;
-    case RUN_INC:
-        k_inc<<<blocks, THREADS>>>(c->u, c->slot, N, c->divergent, c->variant);
-        break;
-    default:
-        k_hist<<<blocks, THREADS>>>(c->u, c->bins, N, c->variant);
+    case RUN_INC: k_inc<<<blocks, THREADS>>>(c->u, c->slot, N, c->divergent, c->variant); break;
+    default: k_hist<<<blocks, THREADS>>>(c->u, c->bins, N, c->variant);
     }
 }
 
@@ -272,14 +285,18 @@ int main(int argc, char **argv)
            "-------------------------------------", "----------", "---------");
     float base, ours;
     c.kind = RUN_ADD;
-    c.variant = 0; base = gups(&c);
-    c.variant = 1; ours = gups(&c);
+    c.variant = 0;
+    base = gups(&c);
+    c.variant = 1;
+    ours = gups(&c);
     row(csv, "float add, random values", "plain atomicAdd", base, ours);
 
     c.kind = RUN_INC;
     for (c.divergent = 0; c.divergent < 2; c.divergent++) {
-        c.variant = 0; base = gups(&c);
-        c.variant = 1; ours = gups(&c);
+        c.variant = 0;
+        base = gups(&c);
+        c.variant = 1;
+        ours = gups(&c);
         row(csv, c.divergent ? "increment, slot used, half the lanes call" : "increment, slot used, all lanes",
             "plain atomicAdd(p, 1)", base, ours);
     }
@@ -290,8 +307,10 @@ int main(int argc, char **argv)
         char what[64];
         c.bins = bins[b];
         snprintf(what, sizeof what, "histogram, %u bins, uniform", bins[b]);
-        c.variant = 0; base = gups(&c);
-        c.variant = 1; ours = gups(&c);
+        c.variant = 0;
+        base = gups(&c);
+        c.variant = 1;
+        ours = gups(&c);
         row(csv, what, "plain atomicAdd(bin, 1)", base, ours);
     }
     BCHECK(cudaFree(c.f));

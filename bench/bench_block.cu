@@ -1,5 +1,5 @@
 /* bench/bench_block.cu - block reductions against cub::BlockReduce, and IEEE min/max against
-   `a < b ? b : a`, in one run (issue #10, items 1 and 2).
+   `a < b ? b : a`, in one run.
 
    1. Block sum, float / int / double, 64, 96, 128, 256, 512, 1000 and 1024 threads:
         warpred_block_reduce(v, op)          the block size read at run time (the default call)
@@ -13,8 +13,9 @@
                     result of the same thread (FFMA / DFMA; for int x ^ (r & s))
       One launch = BLOCKS_PER_SM * SMs blocks (2112 on an H100), each thread of each block
       running the loop; rate = reductions (one per block per call) / time, in G reductions/s.
-      Ratios: warpred / the better of the two CUB algorithms (targets: run time >= 0.95,
-      compile time >= 1.0). CUB is used at its fastest: every reduction in flight has its own
+      Ratios: warpred / the better of the two CUB algorithms; the table marks with * a ratio
+      below 0.95 for the run-time size (which pays for reading the block size) or below 1.0 for
+      <BS>. CUB is used at its fastest: every reduction in flight has its own
       TempStorage and consecutive calls alternate between them, so CUB needs no extra
       __syncthreads() (its rule: a barrier before a TempStorage is reused; each CUB call's own
       barrier comes after the previous call on the other storage finished reading). warpred
@@ -30,7 +31,8 @@
                 of hardware max (p:hw) or of compares (p:cmp); kept to compare f64 max.f64 with
                 compare-and-select (warpred takes p:hw's tree for float, p:cmp's for double).
       Inputs are positive, never NaN or zero (the common case; warpred's vote finds nothing).
-      Targets: max >= 0.9x of the `a < b ? b : a` peer, max_num >= 1.0x.
+      The table marks with * a max below 0.9x of the `a < b ? b : a` peer (the IEEE rules cost
+      a vote per warp) and a max_num below 1.0x.
 
    Every figure: CUDA events around each launch, the variants of one table row taking turns
    launch by launch (so clock drift falls on all alike), median of REPS after WARMUP. Inputs
@@ -38,7 +40,8 @@
    row's variants are run once more and thread 0's result compared with the first variant's
    (exact for int sums and max, 1e-3 relative for float sums): "MISMATCH" flags a broken harness
    or kernel. Block latency rows are not compared: each thread feeds its own r back, and only
-   thread 0 holds the whole block's result, so the chains of other threads differ by algorithm. All kernels use __launch_bounds__(block size) and 1D blocks.
+   thread 0 holds the whole block's result, so the chains of other threads differ by algorithm.
+   All kernels use __launch_bounds__(block size) and 1D blocks.
 
    Usage: bench_block [csv path]   (run by `make bench`; about 10 s on an H100)
           bench_block --profile    (each kernel scripts/sass_block.sh studies, launched once, for ncu) */
@@ -60,16 +63,29 @@ static const char *const op_name[] = {"sum", "max", "max_num"};
 
 /* The peers' max: what CUB's and most hand-written warp trees use (not NaN- or -0-aware). */
 struct lt_max {
-    template <typename T> __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a < b ? b : a; }
+    template <typename T> __device__ __forceinline__ T operator()(const T &a, const T &b) const
+    {
+        return a < b ? b : a;
+    }
 };
 
 template <int Op> struct warpred_op_of;
-template <> struct warpred_op_of<OP_SUM> { typedef warpred_op_sum type; };
-template <> struct warpred_op_of<OP_MAX> { typedef warpred_op_max type; };
-template <> struct warpred_op_of<OP_MAX_NUM> { typedef warpred_op_max_num type; };
+template <> struct warpred_op_of<OP_SUM> {
+    typedef warpred_op_sum type;
+};
+template <> struct warpred_op_of<OP_MAX> {
+    typedef warpred_op_max type;
+};
+template <> struct warpred_op_of<OP_MAX_NUM> {
+    typedef warpred_op_max_num type;
+};
 
-template <typename A, typename B> struct same_type { enum { value = 0 }; };
-template <typename A> struct same_type<A, A> { enum { value = 1 }; };
+template <typename A, typename B> struct same_type {
+    enum { value = 0 };
+};
+template <typename A> struct same_type<A, A> {
+    enum { value = 1 };
+};
 
 /* Wrapping add for the accumulators (int overflow is not undefined this way). */
 template <typename T> __device__ __forceinline__ T acc_add(T a, T b) { return warpred_op_sum()(a, b); }
@@ -82,16 +98,23 @@ __device__ __forceinline__ int chain_next(int x, int r, int s) { return x ^ (r &
 /* ---- block level ---- */
 
 enum { V_RT, V_CT, V_CUB_WR, V_CUB_RAKE, BV };
-static const char *const block_variant[] = {"warpred run-time size", "warpred <BS>", "CUB warp-reductions", "CUB raking-commutative"};
+static const char *const block_variant[] = {"warpred run-time size", "warpred <BS>", "CUB warp-reductions",
+                                            "CUB raking-commutative"};
 
 template <typename T, int V, int BS, int Op> struct block_call;
 template <typename T, int BS, int Op> struct block_call<T, V_RT, BS, Op> {
     typedef char storage;
-    static __device__ __forceinline__ T run(storage &, T v) { return warpred_block_reduce(v, typename warpred_op_of<Op>::type()); }
+    static __device__ __forceinline__ T run(storage &, T v)
+    {
+        return warpred_block_reduce(v, typename warpred_op_of<Op>::type());
+    }
 };
 template <typename T, int BS, int Op> struct block_call<T, V_CT, BS, Op> {
     typedef char storage;
-    static __device__ __forceinline__ T run(storage &, T v) { return warpred_block_reduce<BS>(v, typename warpred_op_of<Op>::type()); }
+    static __device__ __forceinline__ T run(storage &, T v)
+    {
+        return warpred_block_reduce<BS>(v, typename warpred_op_of<Op>::type());
+    }
 };
 template <typename T, int BS, int Op, cub::BlockReduceAlgorithm A> struct block_call_cub {
     typedef cub::BlockReduce<T, BS, A> R;
@@ -99,10 +122,12 @@ template <typename T, int BS, int Op, cub::BlockReduceAlgorithm A> struct block_
     static __device__ __forceinline__ T run(storage &s, T v)
     {
         if constexpr (Op == OP_SUM) return R(s).Sum(v);
-        else return R(s).Reduce(v, lt_max());
+        else
+            return R(s).Reduce(v, lt_max());
     }
 };
-template <typename T, int BS, int Op> struct block_call<T, V_CUB_WR, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_WARP_REDUCTIONS> {};
+template <typename T, int BS, int Op>
+struct block_call<T, V_CUB_WR, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_WARP_REDUCTIONS> {};
 template <typename T, int BS, int Op>
 struct block_call<T, V_CUB_RAKE, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY> {};
 
@@ -155,8 +180,9 @@ __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iter
                 more than the second barrier they save.
      P_CUB_SYNC cub::BlockReduce raking, one TempStorage and a __syncthreads() after each call */
 enum { P_LIB, P_FOLD, P_ARRIVE, P_DB, P_DB_POPC, P_PARITY, P_CUB_RAKE, P_CUB_SYNC, PV };
-static const char *const proto_variant[] = {"library",      "bar after fold",         "named arrive",     "caller double buffer",
-                                            "db + bar.red", "own double buffer", "CUB raking (2 storages)", "CUB raking + sync"};
+static const char *const proto_variant[] = {
+    "library",           "bar after fold",          "named arrive",     "caller double buffer", "db + bar.red",
+    "own double buffer", "CUB raking (2 storages)", "CUB raking + sync"};
 
 template <int BS, typename T> __device__ __forceinline__ T proto_tree(T r)
 {
@@ -223,7 +249,8 @@ template <typename T, int V, int BS> struct proto_call {
     static __device__ __forceinline__ T run(storage &s, T v)
     {
         if constexpr (V == P_LIB) return (void)s, warpred_block_reduce<BS>(v, warpred_op_sum());
-        else if constexpr (V == P_DB || V == P_DB_POPC) return proto_rake<BS, V>(s, v);
+        else if constexpr (V == P_DB || V == P_DB_POPC)
+            return proto_rake<BS, V>(s, v);
         else {
             __shared__ T mine[BS - 32];
             return (void)s, proto_rake<BS, V>(mine, v);
@@ -251,8 +278,12 @@ template <typename T, int BS> struct proto_call<T, P_CUB_SYNC, BS> : proto_call_
 /* ---- warp level ---- */
 
 enum { W_ALL, W_CG, W_LT_TREE, W_RED, W_CUB, W_PROTO_HW, W_PROTO_CMP, WV };
-static const char *const warp_variant[] = {"warpred allreduce", "cg::reduce greater", "xor tree a<b?b:a", "warpred reduce",
-                                           "cub::WarpReduce a<b?b:a", "proto: vote first, hw max tree",
+static const char *const warp_variant[] = {"warpred allreduce",
+                                           "cg::reduce greater",
+                                           "xor tree a<b?b:a",
+                                           "warpred reduce",
+                                           "cub::WarpReduce a<b?b:a",
+                                           "proto: vote first, hw max tree",
                                            "proto: vote first, compare tree"};
 
 /* Prototypes (to choose warpred's warp min/max path): one vote BEFORE the tree asks whether any
@@ -285,12 +316,18 @@ template <typename T, int V, int Op> struct warp_call {
     {
         typedef typename warpred_op_of<Op>::type O;
         if constexpr (V == W_ALL) return (void)s, (void)tile, warpred_warp_allreduce(v, O());
-        else if constexpr (V == W_CG) return (void)s, cg::reduce(tile, v, cg::greater<T>());
-        else if constexpr (V == W_LT_TREE) return (void)s, (void)tile, lt_butterfly(v);
-        else if constexpr (V == W_RED) return (void)s, (void)tile, warpred_warp_reduce(v, O());
-        else if constexpr (V == W_PROTO_HW) return (void)s, (void)tile, proto_max_allreduce<false>(v, O());
-        else if constexpr (V == W_PROTO_CMP) return (void)s, (void)tile, proto_max_allreduce<true>(v, O());
-        else return (void)tile, cub::WarpReduce<T>(s).Reduce(v, lt_max());
+        else if constexpr (V == W_CG)
+            return (void)s, cg::reduce(tile, v, cg::greater<T>());
+        else if constexpr (V == W_LT_TREE)
+            return (void)s, (void)tile, lt_butterfly(v);
+        else if constexpr (V == W_RED)
+            return (void)s, (void)tile, warpred_warp_reduce(v, O());
+        else if constexpr (V == W_PROTO_HW)
+            return (void)s, (void)tile, proto_max_allreduce<false>(v, O());
+        else if constexpr (V == W_PROTO_CMP)
+            return (void)s, (void)tile, proto_max_allreduce<true>(v, O());
+        else
+            return (void)tile, cub::WarpReduce<T>(s).Reduce(v, lt_max());
     }
 };
 
@@ -328,11 +365,13 @@ __global__ void __launch_bounds__(WARP_BLOCK) k_warp(const T *in, T *out, T s, i
 
 typedef void (*launch_fn)(unsigned blocks, const void *in, void *out, const void *s, int iters);
 
-template <typename T, int V, int BS, int Op, bool Chain> static void launch_block(unsigned blocks, const void *in, void *out, const void *s, int iters)
+template <typename T, int V, int BS, int Op, bool Chain>
+static void launch_block(unsigned blocks, const void *in, void *out, const void *s, int iters)
 {
     k_block<block_call<T, V, BS, Op>, T, BS, Chain><<<blocks, BS>>>((const T *)in, (T *)out, *(const T *)s, iters);
 }
-template <typename T, int V, int Op, bool Chain> static void launch_warp(unsigned blocks, const void *in, void *out, const void *s, int iters)
+template <typename T, int V, int Op, bool Chain>
+static void launch_warp(unsigned blocks, const void *in, void *out, const void *s, int iters)
 {
     k_warp<T, V, Op, Chain><<<blocks, WARP_BLOCK>>>((const T *)in, (T *)out, *(const T *)s, iters);
 }
@@ -353,20 +392,25 @@ static void run_once(void *p)
 }
 
 typedef struct {
-    unsigned blocks;   /* per launch */
-    void *in, *out;    /* K_TP * blocks * 1024 doubles each */
+    unsigned blocks; /* per launch */
+    void *in, *out;  /* K_TP * blocks * 1024 doubles each */
     FILE *csv;
     int mismatches;
 } bench_env;
 
 /* The chain's scale s (per block size: keeps the float sums finite) and the loops' iterations
-   (about 0.5 ms per launch at the issue's rates). */
+   (about 0.5 ms per launch at the rates an H100 reaches). */
 template <typename T> static T chain_scale(int Op, int bs)
 {
     if constexpr (same_type<T, int>::value) return (void)Op, (void)bs, 0xff;
-    else return Op == OP_SUM ? (T)(0.5 / bs) : (T)0.0625;
+    else
+        return Op == OP_SUM ? (T)(0.5 / bs) : (T)0.0625;
 }
-static int chain_iters(int bs) { int n = 262144 / bs; return n < 128 ? 128 : n & ~1; }
+static int chain_iters(int bs)
+{
+    int n = 262144 / bs;
+    return n < 128 ? 128 : n & ~1;
+}
 
 /* Thread 0's result of one launch of fn. */
 template <typename T> static T result_of(bench_env *e, launch_fn fn, const void *s, int iters)
@@ -382,8 +426,8 @@ template <typename T> static T result_of(bench_env *e, launch_fn fn, const void 
 /* Times fns[0..count) interleaved; rates in G reductions/s (reductions_per_launch each);
    checks thread 0's results agree with fns[0]'s (exact < 0: no check). Returns 0, or 1 on a mismatch. */
 template <typename T>
-static int time_row(bench_env *e, launch_fn *fns, int count, const void *s, int iters, double reductions_per_launch, int exact,
-                    double *rate, float *us)
+static int time_row(bench_env *e, launch_fn *fns, int count, const void *s, int iters, double reductions_per_launch,
+                    int exact, double *rate, float *us)
 {
     enum { MAXV = 16 };
     run_ctx ctx[MAXV];
@@ -415,15 +459,17 @@ static int time_row(bench_env *e, launch_fn *fns, int count, const void *s, int 
     return bad;
 }
 
-template <typename T, int V, int BS, bool Chain> static void launch_proto(unsigned blocks, const void *in, void *out, const void *s, int iters)
+template <typename T, int V, int BS, bool Chain>
+static void launch_proto(unsigned blocks, const void *in, void *out, const void *s, int iters)
 {
     k_block<proto_call<T, V, BS>, T, BS, Chain><<<blocks, BS>>>((const T *)in, (T *)out, *(const T *)s, iters);
 }
 
 template <typename T, int BS, bool Chain> static void proto_row(bench_env *e, const char *type)
 {
-    launch_fn fns[PV] = {launch_proto<T, P_LIB, BS, Chain>,     launch_proto<T, P_FOLD, BS, Chain>,     launch_proto<T, P_ARRIVE, BS, Chain>,
-                         launch_proto<T, P_DB, BS, Chain>,      launch_proto<T, P_DB_POPC, BS, Chain>,  launch_proto<T, P_PARITY, BS, Chain>,
+    launch_fn fns[PV] = {launch_proto<T, P_LIB, BS, Chain>,      launch_proto<T, P_FOLD, BS, Chain>,
+                         launch_proto<T, P_ARRIVE, BS, Chain>,   launch_proto<T, P_DB, BS, Chain>,
+                         launch_proto<T, P_DB_POPC, BS, Chain>,  launch_proto<T, P_PARITY, BS, Chain>,
                          launch_proto<T, P_CUB_RAKE, BS, Chain>, launch_proto<T, P_CUB_SYNC, BS, Chain>};
     const T s = chain_scale<T>(OP_SUM, BS);
     const int iters = Chain ? chain_iters(BS) : chain_iters(BS) / 2;
@@ -435,8 +481,8 @@ template <typename T, int BS, bool Chain> static void proto_row(bench_env *e, co
     for (int v = 0; v < PV; v++) printf(" %8.3f |", rate[v]);
     printf("%s\n", bad ? " MISMATCH" : "");
     for (int v = 0; v < PV; v++)
-        fprintf(e->csv, "block_proto,\"%s sum %s\",\"%s\",%d,%.3f,%.4f,G reductions/s\n", type, Chain ? "latency" : "throughput",
-                proto_variant[v], BS, us[v], rate[v]);
+        fprintf(e->csv, "block_proto,\"%s sum %s\",\"%s\",%d,%.3f,%.4f,G reductions/s\n", type,
+                Chain ? "latency" : "throughput", proto_variant[v], BS, us[v], rate[v]);
 }
 
 template <typename T> __global__ void k_fill(T *x, size_t n);
@@ -461,8 +507,7 @@ static void proto_table(bench_env *e, size_t n)
 static double max2(double a, double b) { return a > b ? a : b; }
 
 /* One row of the block table: the four variants at BS threads. */
-template <typename T, int Op, int BS, bool Chain>
-static void block_row(bench_env *e, const char *type)
+template <typename T, int Op, int BS, bool Chain> static void block_row(bench_env *e, const char *type)
 {
     launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>, launch_block<T, V_CT, BS, Op, Chain>,
                          launch_block<T, V_CUB_WR, BS, Op, Chain>, launch_block<T, V_CUB_RAKE, BS, Op, Chain>};
@@ -474,13 +519,14 @@ static void block_row(bench_env *e, const char *type)
     /* A chain feeds each thread's own r back; a block reduce leaves the full result in thread 0
        only, and other threads' partials differ between algorithms: latency rows compare timing, not
        results (the throughput rows check the results). */
-    const int bad = time_row<T>(e, fns, BV, &s, iters, reductions, Chain ? -1 : same_type<T, int>::value || Op != OP_SUM, rate, us);
+    const int bad =
+        time_row<T>(e, fns, BV, &s, iters, reductions, Chain ? -1 : same_type<T, int>::value || Op != OP_SUM, rate, us);
     const double cub = max2(rate[V_CUB_WR], rate[V_CUB_RAKE]);
-    const double target_rt = Op == OP_SUM ? 0.95 : Op == OP_MAX ? 0.9 : 1.0, target_ct = Op == OP_SUM ? 1.0 : target_rt;
+    const double level_rt = Op == OP_SUM ? 0.95 : Op == OP_MAX ? 0.9 : 1.0, level_ct = Op == OP_SUM ? 1.0 : level_rt;
     const double r_rt = rate[V_RT] / cub, r_ct = rate[V_CT] / cub;
     printf("| %-6s %-7s | %-10s | %4d | %8.3f | %8.3f | %8.3f | %8.3f | %5.2f%s | %5.2f%s |%s\n", type, op_name[Op],
            Chain ? "latency" : "throughput", BS, rate[V_RT], rate[V_CT], rate[V_CUB_WR], rate[V_CUB_RAKE], r_rt,
-           r_rt < target_rt ? "*" : " ", r_ct, r_ct < target_ct ? "*" : " ", bad ? " MISMATCH" : "");
+           r_rt < level_rt ? "*" : " ", r_ct, r_ct < level_ct ? "*" : " ", bad ? " MISMATCH" : "");
     for (int v = 0; v < BV; v++)
         fprintf(e->csv, "block_reduce,\"%s %s %s\",\"%s\",%d,%.3f,%.4f,G reductions/s\n", type, op_name[Op],
                 Chain ? "latency" : "throughput", block_variant[v], BS, us[v], rate[v]);
@@ -514,24 +560,25 @@ template <typename T, int Op, bool Chain> static void block_minmax_rows(bench_en
 }
 
 /* One row of the warp table. The peers ignore Op (their max is a < b ? b : a either way). */
-template <typename T, int Op, bool Chain>
-static void warp_row(bench_env *e, const char *type)
+template <typename T, int Op, bool Chain> static void warp_row(bench_env *e, const char *type)
 {
-    launch_fn fns[WV] = {launch_warp<T, W_ALL, Op, Chain>, launch_warp<T, W_CG, OP_MAX, Chain>, launch_warp<T, W_LT_TREE, OP_MAX, Chain>,
-                         launch_warp<T, W_RED, Op, Chain>, launch_warp<T, W_CUB, OP_MAX, Chain>,
-                         launch_warp<T, W_PROTO_HW, Op, Chain>, launch_warp<T, W_PROTO_CMP, Op, Chain>};
+    launch_fn fns[WV] = {launch_warp<T, W_ALL, Op, Chain>,         launch_warp<T, W_CG, OP_MAX, Chain>,
+                         launch_warp<T, W_LT_TREE, OP_MAX, Chain>, launch_warp<T, W_RED, Op, Chain>,
+                         launch_warp<T, W_CUB, OP_MAX, Chain>,     launch_warp<T, W_PROTO_HW, Op, Chain>,
+                         launch_warp<T, W_PROTO_CMP, Op, Chain>};
     const T s = chain_scale<T>(Op, 32);
     const int iters = Chain ? 4096 : 2048;
     const double reductions = (double)e->blocks * (WARP_BLOCK / 32) * iters * (Chain ? 1 : K_TP);
     double rate[WV];
     float us[WV];
     const int bad = time_row<T>(e, fns, WV, &s, iters, reductions, 1, rate, us);
-    const double target = Op == OP_MAX ? 0.9 : 1.0;
+    const double level = Op == OP_MAX ? 0.9 : 1.0;
     const double a = rate[W_ALL] / rate[W_CG], b = rate[W_ALL] / rate[W_LT_TREE], c = rate[W_RED] / rate[W_CUB];
-    printf("| %-6s %-7s | %-10s | %7.1f | %7.1f | %7.1f | %7.1f | %7.1f | %5.2f%s | %5.2f%s | %5.2f%s | %7.1f | %7.1f |%s\n", type,
-           op_name[Op], Chain ? "latency" : "throughput", rate[W_ALL], rate[W_CG], rate[W_LT_TREE], rate[W_RED], rate[W_CUB], a,
-           a < target ? "*" : " ", b, b < target ? "*" : " ", c, c < target ? "*" : " ", rate[W_PROTO_HW], rate[W_PROTO_CMP],
-           bad ? " MISMATCH" : "");
+    printf("| %-6s %-7s | %-10s | %7.1f | %7.1f | %7.1f | %7.1f | %7.1f | %5.2f%s | %5.2f%s | %5.2f%s | %7.1f | %7.1f "
+           "|%s\n",
+           type, op_name[Op], Chain ? "latency" : "throughput", rate[W_ALL], rate[W_CG], rate[W_LT_TREE], rate[W_RED],
+           rate[W_CUB], a, a < level ? "*" : " ", b, b < level ? "*" : " ", c, c < level ? "*" : " ", rate[W_PROTO_HW],
+           rate[W_PROTO_CMP], bad ? " MISMATCH" : "");
     for (int v = 0; v < WV; v++)
         fprintf(e->csv, "warp_reduce,\"%s %s %s\",\"%s\",32,%.3f,%.4f,G reductions/s\n", type, op_name[Op],
                 Chain ? "latency" : "throughput", warp_variant[v], us[v], rate[v]);
@@ -542,7 +589,8 @@ template <typename T> __global__ void k_fill(T *x, size_t n)
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         const unsigned h = bench_hash((unsigned)i);
         if constexpr (same_type<T, int>::value) x[i] = (int)(h & 1023u);
-        else x[i] = (T)1 + (T)h * (T)0x1p-32; /* [1, 2): positive, never zero or NaN */
+        else
+            x[i] = (T)1 + (T)h * (T)0x1p-32; /* [1, 2): positive, never zero or NaN */
     }
 }
 
@@ -558,9 +606,10 @@ template <typename T, int Op, int BS, bool Chain> static void profile_block(benc
 }
 template <typename T, int Op> static void profile_warp(bench_env *e)
 {
-    launch_fn fns[WV] = {launch_warp<T, W_ALL, Op, true>, launch_warp<T, W_CG, OP_MAX, true>, launch_warp<T, W_LT_TREE, OP_MAX, true>,
-                         launch_warp<T, W_RED, Op, true>, launch_warp<T, W_CUB, OP_MAX, true>,
-                         launch_warp<T, W_PROTO_HW, Op, true>, launch_warp<T, W_PROTO_CMP, Op, true>};
+    launch_fn fns[WV] = {launch_warp<T, W_ALL, Op, true>,         launch_warp<T, W_CG, OP_MAX, true>,
+                         launch_warp<T, W_LT_TREE, OP_MAX, true>, launch_warp<T, W_RED, Op, true>,
+                         launch_warp<T, W_CUB, OP_MAX, true>,     launch_warp<T, W_PROTO_HW, Op, true>,
+                         launch_warp<T, W_PROTO_CMP, Op, true>};
     const T s = chain_scale<T>(Op, 32);
     for (int v = 0; v < WV; v++) fns[v](e->blocks, e->in, e->out, &s, 512);
     BCHECK(cudaGetLastError());
@@ -608,11 +657,14 @@ int main(int argc, char **argv)
     }
     e.csv = bench_csv_open(argc > 1 ? argv[1] : "bench_block.csv");
     printf("warpred block and warp reductions vs CUB %d.%d.%d on %s (%d SMs), %u blocks per launch\n"
-           "G reductions/s; median of %d launches after %d warm-ups, variants interleaved; throughput loop: %d independent\n"
-           "reductions per iteration; latency loop: each input depends on the previous result. * = below target\n\n",
-           CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, prop.name, prop.multiProcessorCount, e.blocks, REPS, WARMUP, K_TP);
+           "G reductions/s; median of %d launches after %d warm-ups, variants interleaved; throughput loop: %d "
+           "independent\n"
+           "reductions per iteration; latency loop: each input depends on the previous result. * = ratio below the "
+           "level in the heading\n\n",
+           CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, prop.name, prop.multiProcessorCount, e.blocks,
+           REPS, WARMUP, K_TP);
 
-    printf("1. block sum (targets: run-time >= 0.95, <BS> >= 1.0 of the better CUB algorithm)\n\n");
+    printf("1. block sum (* below: run-time 0.95, <BS> 1.0 of the better CUB algorithm)\n\n");
     block_header();
     k_fill<float><<<1024, 256>>>((float *)e.in, n);
     block_sum_rows<float, false>(&e, "float");
@@ -624,7 +676,8 @@ int main(int argc, char **argv)
     block_sum_rows<double, false>(&e, "double");
     block_sum_rows<double, true>(&e, "double");
 
-    printf("\n2. IEEE max (target >= 0.9 of a < b ? b : a) and max_num (>= 1.0); block level (CUB with a < b ? b : a)\n\n");
+    printf("\n2. IEEE max (* below 0.9 of a < b ? b : a) and max_num (* below 1.0); block level (CUB with a < b ? b : "
+           "a)\n\n");
     block_header();
     k_fill<float><<<1024, 256>>>((float *)e.in, n);
     block_minmax_rows<float, OP_MAX, false>(&e, "float");
@@ -638,8 +691,10 @@ int main(int argc, char **argv)
     block_minmax_rows<double, OP_MAX_NUM, true>(&e, "double");
 
     printf("\nwarp level (one reduction per warp per call, %d-thread blocks)\n\n", (int)WARP_BLOCK);
-    printf("| type op        | loop       | w. all  | cg grtr | lt tree | w. red  | cub lt  | all/cg | all/lt | red/cub | p:hw    | p:cmp   |\n");
-    printf("|----------------|------------|--------:|--------:|--------:|--------:|--------:|-------:|-------:|--------:|--------:|--------:|\n");
+    printf("| type op        | loop       | w. all  | cg grtr | lt tree | w. red  | cub lt  | all/cg | all/lt | "
+           "red/cub | p:hw    | p:cmp   |\n");
+    printf("|----------------|------------|--------:|--------:|--------:|--------:|--------:|-------:|-------:|--------"
+           ":|--------:|--------:|\n");
     k_fill<float><<<1024, 256>>>((float *)e.in, n);
     warp_row<float, OP_MAX, false>(&e, "float");
     warp_row<float, OP_MAX, true>(&e, "float");
@@ -652,7 +707,8 @@ int main(int argc, char **argv)
     warp_row<double, OP_MAX_NUM, true>(&e, "double");
     BCHECK(cudaGetLastError());
 
-    printf("\n%s\n", e.mismatches ? "RESULTS DIFFER between variants (see MISMATCH rows)" : "every row's variants agree on thread 0's result");
+    printf("\n%s\n", e.mismatches ? "RESULTS DIFFER between variants (see MISMATCH rows)"
+                                  : "every row's variants agree on thread 0's result");
     BCHECK(cudaFree(e.in));
     BCHECK(cudaFree(e.out));
     fclose(e.csv);

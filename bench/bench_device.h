@@ -8,14 +8,17 @@
 #include <warpred/device_reduce.cuh>
 #include "bench_util.h"
 
-static const size_t BUF_BYTES = (size_t)8 << 30;           /* 2^31 floats, 2^30 doubles */
+static const size_t BUF_BYTES = (size_t)8 << 30;            /* 2^31 floats, 2^30 doubles */
 static const size_t ROTATE_BELOW_BYTES = (size_t)256 << 20; /* five times the H100's L2 */
 static const int RUNS = 3;                                  /* whole measurements, for the ratio's median */
 
 /* x[i] = k * 2^-20 with k a 20-bit hash of i: exact in float, exactly summable in int64. The
    int view of the buffer reads these floats' bits, the double view pairs of them: finite,
    positive values either way (and the timing does not depend on them). */
-__host__ __device__ __forceinline__ unsigned bench_k(size_t i) { return bench_hash((unsigned)i ^ (unsigned)(i >> 32) * 0x9e3779b9u) >> 12; }
+__host__ __device__ __forceinline__ unsigned bench_k(size_t i)
+{
+    return bench_hash((unsigned)i ^ (unsigned)(i >> 32) * 0x9e3779b9u) >> 12;
+}
 
 __global__ void k_fill(float *x, size_t n)
 {
@@ -94,8 +97,7 @@ static void bench_time_sum_variants(const Ctx *c, int kase, int e, int variants,
 
 /* Runs variant v of the program's sum_ctx once on x[0..n) (the start of the buffer, the rotation's
    slot 0) and copies its 8-byte result (c->out) into host; the rotation resumes where it was. */
-template <typename Ctx>
-static void bench_result_of(const Ctx *c, int v, size_t n, bench_fn once, void *host)
+template <typename Ctx> static void bench_result_of(const Ctx *c, int v, size_t n, bench_fn once, void *host)
 {
     Ctx one = *c;
     one.variant = v;

@@ -65,8 +65,8 @@ static void sum_once(void *p)
     const void *x = bench_rotated_input(c->buf, c->n * case_elem[c->kase]);
     const size_t n = c->n;
     if (c->variant == V_CEILING) {
-        k_read<<<warpred_device_blocks(c->plan, n, case_elem[c->kase]), WARPRED_DEVICE_THREADS>>>((const float4 *)x,
-                                                                                                n * case_elem[c->kase] / 16, (float *)c->out);
+        k_read<<<warpred_device_blocks(c->plan, n, case_elem[c->kase]), WARPRED_DEVICE_THREADS>>>(
+            (const float4 *)x, n * case_elem[c->kase] / 16, (float *)c->out);
         return;
     }
     const bool cub = c->variant == V_CUB;
@@ -74,20 +74,25 @@ static void sum_once(void *p)
     case CASE_FLOAT_SUM:
         if (cub) BCHECK(cub::DeviceReduce::Sum(c->cub_temp, c->cub_temp_bytes, (const float *)x, (float *)c->out, n));
         else if (c->variant == V_ACCURATE)
-            BCHECK(warpred_device_reduce(c->plan, (const float *)x, n, (double *)c->out, warpred_op_sum(), warpred_xf_to<double>()));
-        else BCHECK(warpred_device_sum(c->plan, (const float *)x, n, (float *)c->out));
+            BCHECK(warpred_device_transform_reduce(c->plan, (const float *)x, n, (double *)c->out, warpred_op_sum(),
+                                                   warpred_xf_to<double>()));
+        else
+            BCHECK(warpred_device_sum(c->plan, (const float *)x, n, (float *)c->out));
         break;
     case CASE_INT_SUM:
         if (cub) BCHECK(cub::DeviceReduce::Sum(c->cub_temp, c->cub_temp_bytes, (const int *)x, (int *)c->out, n));
-        else BCHECK(warpred_device_sum(c->plan, (const int *)x, n, (int *)c->out));
+        else
+            BCHECK(warpred_device_sum(c->plan, (const int *)x, n, (int *)c->out));
         break;
     case CASE_FLOAT_MAX:
         if (cub) BCHECK(cub::DeviceReduce::Max(c->cub_temp, c->cub_temp_bytes, (const float *)x, (float *)c->out, n));
-        else BCHECK(warpred_device_reduce(c->plan, (const float *)x, n, (float *)c->out, warpred_op_max()));
+        else
+            BCHECK(warpred_device_reduce(c->plan, (const float *)x, n, (float *)c->out, warpred_op_max()));
         break;
     default:
         if (cub) BCHECK(cub::DeviceReduce::Sum(c->cub_temp, c->cub_temp_bytes, (const double *)x, (double *)c->out, n));
-        else BCHECK(warpred_device_sum(c->plan, (const double *)x, n, (double *)c->out));
+        else
+            BCHECK(warpred_device_sum(c->plan, (const double *)x, n, (double *)c->out));
     }
 }
 
@@ -188,44 +193,56 @@ static void bench_device_reduce(FILE *csv)
                 bench_time_sum_variants(&c, kase, e, variants, sum_once, us[kase][e][run]);
                 for (int v = 0; v < variants; v++) {
                     const double bytes = (double)n * case_elem[kase];
-                    fprintf(csv, "device_sum,\"%s\",\"%s\",%zu,%.3f,%.2f,GB/s\n", case_name[kase], variant_name(kase, v), n,
-                            us[kase][e][run][v], bytes / (us[kase][e][run][v] * 1e3));
+                    fprintf(csv, "device_sum,\"%s\",\"%s\",%zu,%.3f,%.2f,GB/s\n", case_name[kase],
+                            variant_name(kase, v), n, us[kase][e][run][v], bytes / (us[kase][e][run][v] * 1e3));
                 }
             }
 
     /* the float sum, as the README's headline table */
-    printf("device-wide float sum: median per call (CUDA events around each call; median of %d runs), GB/s = 4N / time\n\n", RUNS);
-    printf("| N     | warpred us | GB/s   | %% ceil | CUB us | CUB GB/s | t_CUB/t_warpred | accurate us | acc/plain BW | ceiling us | err plain (ulp) | err accurate (ulp) |\n");
-    printf("|-------|-----------:|-------:|-------:|-------:|---------:|----------------:|------------:|-------------:|-----------:|----------------:|-------------------:|\n");
+    printf("device-wide float sum: median per call (CUDA events around each call; median of %d runs), GB/s = 4N / "
+           "time\n\n",
+           RUNS);
+    printf("| N     | warpred us | GB/s   | %% ceil | CUB us | CUB GB/s | t_CUB/t_warpred | accurate us | acc/plain BW "
+           "| ceiling us | err plain (ulp) | err accurate (ulp) |\n");
+    printf("|-------|-----------:|-------:|-------:|-------:|---------:|----------------:|------------:|-------------:|"
+           "-----------:|----------------:|-------------------:|\n");
     for (int e = 10; e <= 30; e += 2) {
         const size_t n = (size_t)1 << e;
-        float (*u)[VARIANTS] = us[CASE_FLOAT_SUM][e];
+        float(*u)[VARIANTS] = us[CASE_FLOAT_SUM][e];
         double m[VARIANTS];
         for (int v = 0; v < VARIANTS; v++) m[v] = median3(u[0][v], u[1][v], u[2][v]);
-        const double ratio = median3(u[0][V_CUB] / u[0][V_WARPRED], u[1][V_CUB] / u[1][V_WARPRED], u[2][V_CUB] / u[2][V_WARPRED]);
+        const double ratio =
+            median3(u[0][V_CUB] / u[0][V_WARPRED], u[1][V_CUB] / u[1][V_WARPRED], u[2][V_CUB] / u[2][V_WARPRED]);
         float plain;
         double accurate;
         result_of(&c, V_WARPRED, n, &plain);
         result_of(&c, V_ACCURATE, n, &accurate);
         const float want = (float)ldexp((double)exact[e], -20);
         const long long ep = wt_ulp_distance(plain, want), ea = wt_ulp_distance((float)accurate, want);
-        fprintf(csv, "device_sum,error,warpred,%zu,,%lld,ulp\ndevice_sum,error,warpred accurate,%zu,,%lld,ulp\n", n, ep, n, ea);
-        printf("| 2^%-3d | %10.2f | %6.0f | %5.1f%% | %6.2f | %8.0f | %15.2f | %11.2f | %11.1f%% | %10.2f | %15lld | %18lld |\n", e,
-               m[V_WARPRED], 4.0 * n / (m[V_WARPRED] * 1e3), 100.0 * m[V_CEILING] / m[V_WARPRED], m[V_CUB],
-               4.0 * n / (m[V_CUB] * 1e3), ratio, m[V_ACCURATE], 100.0 * m[V_WARPRED] / m[V_ACCURATE], m[V_CEILING], ep, ea);
+        fprintf(csv, "device_sum,error,warpred,%zu,,%lld,ulp\ndevice_sum,error,warpred accurate,%zu,,%lld,ulp\n", n, ep,
+                n, ea);
+        printf("| 2^%-3d | %10.2f | %6.0f | %5.1f%% | %6.2f | %8.0f | %15.2f | %11.2f | %11.1f%% | %10.2f | %15lld | "
+               "%18lld |\n",
+               e, m[V_WARPRED], 4.0 * n / (m[V_WARPRED] * 1e3), 100.0 * m[V_CEILING] / m[V_WARPRED], m[V_CUB],
+               4.0 * n / (m[V_CUB] * 1e3), ratio, m[V_ACCURATE], 100.0 * m[V_WARPRED] / m[V_ACCURATE], m[V_CEILING], ep,
+               ea);
     }
     printf("\n");
 
     /* every case against CUB 3.0.1 and the ceiling */
-    printf("device-wide reduce, warpred_device_reduce vs cub::DeviceReduce %d.%d.%d: median us per call (median of %d runs);\n"
-           "ratio = t_CUB / t_warpred, the median of the %d runs' ratios (their range in brackets); %% ceil = t_ceiling / t_warpred\n\n",
+    printf("device-wide reduce, warpred_device_reduce vs cub::DeviceReduce %d.%d.%d: median us per call (median of %d "
+           "runs);\n"
+           "ratio = t_CUB / t_warpred, the median of the %d runs' ratios (their range in brackets); %% ceil = "
+           "t_ceiling / t_warpred\n\n",
            CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, RUNS, RUNS);
-    printf("| case       | N     | warpred us | CUB us  | ratio | (range)     | ceiling us | %% ceil | result vs CUB |\n");
-    printf("|------------|-------|-----------:|--------:|------:|-------------|-----------:|-------:|---------------|\n");
+    printf(
+        "| case       | N     | warpred us | CUB us  | ratio | (range)     | ceiling us | %% ceil | result vs CUB |\n");
+    printf(
+        "|------------|-------|-----------:|--------:|------:|-------------|-----------:|-------:|---------------|\n");
     for (int kase = 0; kase < CASES; kase++)
         for (int e = 10; e <= 30; e += 2) {
             const size_t n = (size_t)1 << e;
-            float (*u)[VARIANTS] = us[kase][e];
+            float(*u)[VARIANTS] = us[kase][e];
             double m[V_ACCURATE], r[RUNS];
             for (int v = 0; v < V_ACCURATE; v++) m[v] = median3(u[0][v], u[1][v], u[2][v]);
             for (int run = 0; run < RUNS; run++) r[run] = u[run][V_CUB] / u[run][V_WARPRED];
@@ -233,11 +250,15 @@ static void bench_device_reduce(FILE *csv)
             qsort(r, RUNS, sizeof r[0], cmp_double);
             char check[64];
             compare_with_cub(&c, kase, n, check, sizeof check);
-            fprintf(csv, "device_sum_ratio,\"%s\",CUB/warpred median of %d,%zu,,%.4f,ratio\n", case_name[kase], RUNS, n, ratio);
-            printf("| %-10s | 2^%-3d | %10.2f | %7.2f | %5.2f | %4.2f..%4.2f  | %10.2f | %5.1f%% | %-13s |\n", case_name[kase], e,
-                   m[V_WARPRED], m[V_CUB], ratio, r[0], r[RUNS - 1], m[V_CEILING], 100.0 * m[V_CEILING] / m[V_WARPRED], check);
+            fprintf(csv, "device_sum_ratio,\"%s\",CUB/warpred median of %d,%zu,,%.4f,ratio\n", case_name[kase], RUNS, n,
+                    ratio);
+            printf("| %-10s | 2^%-3d | %10.2f | %7.2f | %5.2f | %4.2f..%4.2f  | %10.2f | %5.1f%% | %-13s |\n",
+                   case_name[kase], e, m[V_WARPRED], m[V_CUB], ratio, r[0], r[RUNS - 1], m[V_CEILING],
+                   100.0 * m[V_CEILING] / m[V_WARPRED], check);
         }
-    printf("\n(targets, issue #10: ratio >= 1.0 at every N, >= 1.3 at 2^14..2^22, %% ceil >= 98%% at 2^28 and 2^30)\n\n");
+    printf("\n(ratio above 1.0: warpred is faster than CUB, most at 2^14..2^22 where it makes one launch to CUB's two; "
+           "%% ceil: how\n"
+           " close warpred comes to a plain read of the input)\n\n");
     BCHECK(cudaFree(c.buf));
     BCHECK(cudaFree(c.out));
     BCHECK(cudaFree(c.cub_temp));
@@ -261,19 +282,30 @@ template <> struct bench_ops<false> {
     typedef warpred_op_sum warpred;
     template <typename T> static __device__ T cub_warp(cub::WarpReduce<T> &w, T v) { return w.Sum(v); }
     template <typename T> static __device__ T cub_block(cub::BlockReduce<T, BLOCK> &b, T v) { return b.Sum(v); }
-    template <typename T> static __device__ T cg_reduce(cg::thread_block_tile<32> &t, T v) { return cg::reduce(t, v, cg::plus<T>()); }
+    template <typename T> static __device__ T cg_reduce(cg::thread_block_tile<32> &t, T v)
+    {
+        return cg::reduce(t, v, cg::plus<T>());
+    }
 };
 template <> struct bench_ops<true> {
     typedef warpred_op_max warpred;
-    template <typename T> static __device__ T cub_warp(cub::WarpReduce<T> &w, T v) { return w.Reduce(v, ::cuda::maximum<>()); }
-    template <typename T> static __device__ T cub_block(cub::BlockReduce<T, BLOCK> &b, T v) { return b.Reduce(v, ::cuda::maximum<>()); }
-    template <typename T> static __device__ T cg_reduce(cg::thread_block_tile<32> &t, T v) { return cg::reduce(t, v, cg::greater<T>()); }
+    template <typename T> static __device__ T cub_warp(cub::WarpReduce<T> &w, T v)
+    {
+        return w.Reduce(v, ::cuda::maximum<>());
+    }
+    template <typename T> static __device__ T cub_block(cub::BlockReduce<T, BLOCK> &b, T v)
+    {
+        return b.Reduce(v, ::cuda::maximum<>());
+    }
+    template <typename T> static __device__ T cg_reduce(cg::thread_block_tile<32> &t, T v)
+    {
+        return cg::reduce(t, v, cg::greater<T>());
+    }
 };
 
 /* Each iteration reduces a fresh value (independent of the previous result), so the figure is
    throughput; the results feed an accumulator that is stored, so nothing is optimized away. */
-template <typename T, int V, bool IsMax>
-__global__ void __launch_bounds__(BLOCK) k_warp(const T *in, T *out)
+template <typename T, int V, bool IsMax> __global__ void __launch_bounds__(BLOCK) k_warp(const T *in, T *out)
 {
     typedef bench_ops<IsMax> O;
     __shared__ typename cub::WarpReduce<T>::TempStorage tmp[BLOCK / 32];
@@ -285,16 +317,19 @@ __global__ void __launch_bounds__(BLOCK) k_warp(const T *in, T *out)
         const T v = x + (T)i;
         T r;
         if (V == W_REDUCE) r = warpred_warp_reduce(v, typename O::warpred());
-        else if (V == W_ALLREDUCE) r = warpred_warp_allreduce(v, typename O::warpred());
-        else if (V == W_CUB) { cub::WarpReduce<T> w(tmp[threadIdx.x / 32]); r = O::cub_warp(w, v); }
-        else r = O::cg_reduce(tile, v);
+        else if (V == W_ALLREDUCE)
+            r = warpred_warp_allreduce(v, typename O::warpred());
+        else if (V == W_CUB) {
+            cub::WarpReduce<T> w(tmp[threadIdx.x / 32]);
+            r = O::cub_warp(w, v);
+        } else
+            r = O::cg_reduce(tile, v);
         acc += r;
     }
     out[g] = acc;
 }
 
-template <typename T, int V, bool IsMax>
-__global__ void __launch_bounds__(BLOCK) k_block(const T *in, T *out)
+template <typename T, int V, bool IsMax> __global__ void __launch_bounds__(BLOCK) k_block(const T *in, T *out)
 {
     typedef bench_ops<IsMax> O;
     __shared__ typename cub::BlockReduce<T, BLOCK>::TempStorage tmp;
@@ -305,9 +340,12 @@ __global__ void __launch_bounds__(BLOCK) k_block(const T *in, T *out)
         const T v = x + (T)i;
         T r;
         if (V == B_REDUCE) r = warpred_block_reduce(v, typename O::warpred());
-        else if (V == B_ALLREDUCE) r = warpred_block_allreduce(v, typename O::warpred());
-        else if (V == B_REDUCE_STATIC) r = warpred_block_reduce<BLOCK>(v, typename O::warpred());
-        else if (V == B_ALLREDUCE_STATIC) r = warpred_block_allreduce<BLOCK>(v, typename O::warpred());
+        else if (V == B_ALLREDUCE)
+            r = warpred_block_allreduce(v, typename O::warpred());
+        else if (V == B_REDUCE_STATIC)
+            r = warpred_block_reduce<BLOCK>(v, typename O::warpred());
+        else if (V == B_ALLREDUCE_STATIC)
+            r = warpred_block_allreduce<BLOCK>(v, typename O::warpred());
         else {
             cub::BlockReduce<T, BLOCK> b(tmp);
             r = O::cub_block(b, v);
@@ -347,11 +385,11 @@ static block_row block_rows[8];
 static int block_row_count;
 
 /* reductions per second, in G: one per warp (warp level) or per block (block level) per iteration */
-template <typename T, bool IsMax>
-static void bench_levels(FILE *csv, const char *type, level_ctx *c)
+template <typename T, bool IsMax> static void bench_levels(FILE *csv, const char *type, level_ctx *c)
 {
-    void (*warp_launch[W_VARIANTS])(unsigned, const void *, void *) = {
-        launch_warp<T, W_REDUCE, IsMax>, launch_warp<T, W_ALLREDUCE, IsMax>, launch_warp<T, W_CUB, IsMax>, launch_warp<T, W_CG, IsMax>};
+    void (*warp_launch[W_VARIANTS])(unsigned, const void *,
+                                    void *) = {launch_warp<T, W_REDUCE, IsMax>, launch_warp<T, W_ALLREDUCE, IsMax>,
+                                               launch_warp<T, W_CUB, IsMax>, launch_warp<T, W_CG, IsMax>};
     void (*block_launch[B_VARIANTS])(unsigned, const void *, void *) = {
         launch_block<T, B_REDUCE, IsMax>, launch_block<T, B_ALLREDUCE, IsMax>, launch_block<T, B_REDUCE_STATIC, IsMax>,
         launch_block<T, B_ALLREDUCE_STATIC, IsMax>, launch_block<T, B_CUB, IsMax>};
@@ -361,28 +399,32 @@ static void bench_levels(FILE *csv, const char *type, level_ctx *c)
         c->launch = warp_launch[v];
         const float ms = bench_median_ms(level_once, c, 3, 15);
         rate[v] = (double)c->blocks * (BLOCK / 32) * ITERS / (ms * 1e-3) / 1e9;
-        fprintf(csv, "warp_reduce,\"%s %s\",\"%s\",%u,%.3f,%.3f,G reductions/s\n", type, op, warp_name[v], c->blocks * BLOCK, ms * 1e3, rate[v]);
+        fprintf(csv, "warp_reduce,\"%s %s\",\"%s\",%u,%.3f,%.3f,G reductions/s\n", type, op, warp_name[v],
+                c->blocks * BLOCK, ms * 1e3, rate[v]);
     }
-    printf("| warp  | %-6s %-3s | %8.1f | %8.1f | %8.1f | %8.1f | %5.2f | %5.2f | %5.2f | %5.2f |\n", type, op, rate[0], rate[1],
-           rate[2], rate[3], rate[0] / rate[2], rate[0] / rate[3], rate[1] / rate[2], rate[1] / rate[3]);
+    printf("| warp  | %-6s %-3s | %8.1f | %8.1f | %8.1f | %8.1f | %5.2f | %5.2f | %5.2f | %5.2f |\n", type, op, rate[0],
+           rate[1], rate[2], rate[3], rate[0] / rate[2], rate[0] / rate[3], rate[1] / rate[2], rate[1] / rate[3]);
     double brate[B_VARIANTS];
     for (int v = 0; v < B_VARIANTS; v++) {
         c->launch = block_launch[v];
         const float ms = bench_median_ms(level_once, c, 3, 15);
         brate[v] = (double)c->blocks * (ITERS / 8) / (ms * 1e-3) / 1e9;
-        fprintf(csv, "block_reduce,\"%s %s\",\"%s\",%u,%.3f,%.4f,G reductions/s\n", type, op, block_name[v], c->blocks * BLOCK, ms * 1e3, brate[v]);
+        fprintf(csv, "block_reduce,\"%s %s\",\"%s\",%u,%.3f,%.4f,G reductions/s\n", type, op, block_name[v],
+                c->blocks * BLOCK, ms * 1e3, brate[v]);
     }
     block_rows[block_row_count++] = (block_row){type, op, {brate[0], brate[1], brate[2], brate[3], brate[4]}};
 }
 
 static void print_block_rows(void)
 {
-    printf("| block level, 256 threads | run-time size: reduce | allreduce | compile-time <256>: reduce | allreduce | cub::BlockReduce | reduce/cub (run-time, <256>) | allreduce/cub (run-time, <256>) |\n");
+    printf("| block level, 256 threads | run-time size: reduce | allreduce | compile-time <256>: reduce | allreduce | "
+           "cub::BlockReduce | reduce/cub (run-time, <256>) | allreduce/cub (run-time, <256>) |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < block_row_count; i++) {
         const double *r = block_rows[i].rate;
-        printf("| %-6s %-3s | %8.3f | %8.3f | %8.3f | %8.3f | %8.3f | %4.2f, %4.2f | %4.2f, %4.2f |\n", block_rows[i].type, block_rows[i].op,
-               r[0], r[1], r[2], r[3], r[4], r[0] / r[4], r[2] / r[4], r[1] / r[4], r[3] / r[4]);
+        printf("| %-6s %-3s | %8.3f | %8.3f | %8.3f | %8.3f | %8.3f | %4.2f, %4.2f | %4.2f, %4.2f |\n",
+               block_rows[i].type, block_rows[i].op, r[0], r[1], r[2], r[3], r[4], r[0] / r[4], r[2] / r[4],
+               r[1] / r[4], r[3] / r[4]);
     }
     printf("\n");
 }
@@ -397,7 +439,9 @@ static void bench_warp_block(FILE *csv)
     BCHECK(cudaMalloc(&c.in, n * sizeof(double)));
     BCHECK(cudaMalloc(&c.out, n * sizeof(double)));
     BCHECK(cudaMemset(c.in, 0x3c, n * sizeof(double))); /* small positive values in every type */
-    printf("warp and block reduce throughput, G reductions/s (one per warp or per block of %d), %d iterations per thread\n\n", BLOCK, ITERS);
+    printf("warp and block reduce throughput, G reductions/s (one per warp or per block of %d), %d iterations per "
+           "thread\n\n",
+           BLOCK, ITERS);
     printf("| level | type       | warpred  | warpred  | cub      | cg       | red/  | red/  | all/  | all/  |\n");
     printf("|       |            | reduce   | allred.  |          | reduce   | cub   | cg    | cub   | cg    |\n");
     printf("|-------|------------|---------:|---------:|---------:|---------:|------:|------:|------:|------:|\n");
@@ -427,7 +471,8 @@ static int profile_sum(int e)
     BCHECK(cudaMalloc(&c.cub_temp, c.cub_temp_bytes));
     for (int r = 0; r < 3; r++)
         for (c.kase = 0; c.kase < CASES; c.kase++)
-            for (c.variant = 0; c.variant < (c.kase == CASE_FLOAT_SUM ? VARIANTS : V_ACCURATE); c.variant++) sum_once(&c);
+            for (c.variant = 0; c.variant < (c.kase == CASE_FLOAT_SUM ? VARIANTS : V_ACCURATE); c.variant++)
+                sum_once(&c);
     BCHECK(cudaDeviceSynchronize());
     printf("profiled N = 2^%d\n", e);
     BCHECK(cudaFree(c.buf));
@@ -443,8 +488,8 @@ int main(int argc, char **argv)
     FILE *csv = bench_csv_open(argc > 1 ? argv[1] : "bench_reduce.csv");
     cudaDeviceProp prop;
     BCHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("warpred vs CUB %d.%d.%d on %s (%d SMs, %.0f MB L2)\n\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION,
-           prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
+    printf("warpred vs CUB %d.%d.%d on %s (%d SMs, %.0f MB L2)\n\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
+           CUB_SUBMINOR_VERSION, prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
     bench_device_reduce(csv);
     bench_warp_block(csv);
     fclose(csv);

@@ -9,13 +9,13 @@
 #include <string.h>
 #include <cuda_runtime.h>
 
-#define BCHECK(call)                                                                              \
-    do {                                                                                          \
-        cudaError_t err_ = (call);                                                                \
-        if (err_ != cudaSuccess) {                                                                \
+#define BCHECK(call)                                                                                 \
+    do {                                                                                             \
+        cudaError_t err_ = (call);                                                                   \
+        if (err_ != cudaSuccess) {                                                                   \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
+            exit(1);                                                                                 \
+        }                                                                                            \
     } while (0)
 
 typedef void (*bench_fn)(void *ctx);
@@ -66,7 +66,8 @@ static inline float bench_median_ms(bench_fn fn, void *ctx, int warmup, int reps
 /* Median time of one run of each of `count` functions, timed call by call with the functions
    taking turns (f0, f1, ..., f0, f1, ...), so that drift in clocks or temperature during the
    measurement affects all of them alike. Results in ms_out[count]. */
-static inline void bench_interleaved_median_ms(bench_fn *fns, void **ctxs, int count, int warmup, int reps, float *ms_out)
+static inline void bench_interleaved_median_ms(bench_fn *fns, void **ctxs, int count, int warmup, int reps,
+                                               float *ms_out)
 {
     cudaEvent_t start, stop;
     float *t = (float *)malloc((size_t)count * reps * sizeof(float));

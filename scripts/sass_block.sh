@@ -1,8 +1,8 @@
 #!/bin/bash
 # scripts/sass_block.sh - run ON THE GPU MACHINE (needs cuobjdump, and ncu for the counters):
 # SASS, resource usage and a few ncu counters of the block/warp reduction kernels of
-# bench/bench_block.cu, for issue #10 items 1 and 2. Everything lands under $OUT (default
-# ./sass_block_out):
+# bench/bench_block.cu: where the reductions spend their instructions and stall. Everything lands
+# under $OUT (default ./sass_block_out):
 #   build.log                 the sm_90 build of bench_block
 #   res_usage.txt             registers / shared memory of every kernel (cuobjdump -res-usage, demangled)
 #   sass/<name>.sass          SASS of each studied kernel (demangled name in the first line)

@@ -192,54 +192,25 @@ template <int W, typename T, typename I, int OpId>
 static void run_warp_case(int s, int order)
 {
     typedef warpred_arg<T, I> A;
-    enum { NWARPS = WT_MODE_WARPS };
-    int modes[NWARPS];
-    wt_warp_modes(modes);
-    const size_t n = NWARPS * 32;
-    T *v = (T *)malloc(n * sizeof(T));
-    I *idx = (I *)malloc(n * sizeof(I));
-    A *red = (A *)malloc(n * sizeof(A)), *all = (A *)malloc(n * sizeof(A));
+    const size_t n = WT_MODE_WARPS * 32;
+    T *v = (T *)wt_host_alloc(n * sizeof(T)), *d_v = (T *)wt_dev_alloc(n * sizeof(T));
+    I *idx = (I *)wt_host_alloc(n * sizeof(I)), *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
     fill_args(s, OpId, v, idx, n, W, order);
-    T *d_v = (T *)wt_dev_alloc(n * sizeof(T));
-    I *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
-    A *d_red = (A *)wt_dev_alloc(n * sizeof(A)), *d_all = (A *)wt_dev_alloc(n * sizeof(A));
-    int *d_modes = (int *)wt_dev_alloc(sizeof modes);
     wt_to_dev(d_v, v, n * sizeof(T));
     wt_to_dev(d_idx, idx, n * sizeof(I));
-    wt_to_dev(d_modes, modes, sizeof modes);
-    k_warp<W, T, I, typename wt_argop_of<OpId>::type><<<NWARPS, 32>>>(d_v, d_idx, d_modes, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, n * sizeof(A));
-    wt_to_host(all, d_all, n * sizeof(A));
-    for (int b = 0; b < NWARPS; b++) {
-        for (int seg = 0; seg < 32; seg += W) {
-            int pos[32], stray;
-            const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
-            if (stray >= 0)
-                fail_msg("%s %s width %d warp mode %d: lane %d did not call but was written", pair_name<T, I>(),
-                         wt_argop_name[OpId], W, modes[b], stray);
-            if (k == 0) continue;
-            char why[300];
-            const size_t first = b * 32 + seg;
-            if (!check_group(OpId, v, idx, pos, k, red[first], why, sizeof why))
-                fail_msg("%s %s width %d, warp mode %d, %s, index order %d, reduce of segment at lane %d (%d lanes): %s",
-                         pair_name<T, I>(), wt_argop_name[OpId], W, modes[b], s_name[s], order, seg, k, why);
-            for (int j = 0; j < k; j++)
-                if (!same_pair(all[pos[j]], all[first]) || !check_group(OpId, v, idx, pos, k, all[pos[j]], why, sizeof why))
-                    fail_msg("%s %s width %d, warp mode %d, %s, allreduce lane %d of segment at lane %d: %s (or differs from "
-                             "the segment's first lane)",
-                             pair_name<T, I>(), wt_argop_name[OpId], W, modes[b], s_name[s], pos[j] % 32, seg, why);
-        }
-    }
+    char what[160];
+    snprintf(what, sizeof what, "%s %s, %s, index order %d", pair_name<T, I>(), wt_argop_name[OpId], s_name[s], order);
+    wt_run_warps<A>(
+        what, W,
+        [&](const int *d_modes, A *d_red, A *d_all) {
+            k_warp<W, T, I, typename wt_argop_of<OpId>::type><<<WT_MODE_WARPS, 32>>>(d_v, d_idx, d_modes, d_red, d_all);
+        },
+        [&](const int *pos, int k, A got, char *why, size_t len) { return check_group(OpId, v, idx, pos, k, got, why, len); },
+        same_pair<T, I>);
     wt_dev_free(d_v);
     wt_dev_free(d_idx);
-    wt_dev_free(d_red);
-    wt_dev_free(d_all);
-    wt_dev_free(d_modes);
-    free(v);
-    free(idx);
-    free(red);
-    free(all);
+    wt_host_free(v);
+    wt_host_free(idx);
 }
 
 /* Every scenario (twice with fresh values for the random ones), each index order. */
@@ -335,9 +306,8 @@ static void run_block(dim3 shape, int blocks, int s, int valid, typename block_k
     typedef typename wt_argop_of<OpId>::type Op;
     const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
     const size_t n = (size_t)blocks * nthreads;
-    T *v = (T *)malloc(n * sizeof(T));
-    I *idx = (I *)malloc(n * sizeof(I));
-    A *red = (A *)malloc(blocks * sizeof(A)), *all = (A *)malloc(n * sizeof(A));
+    T *v = (T *)wt_host_alloc(n * sizeof(T)), *d_v = (T *)wt_dev_alloc(n * sizeof(T));
+    I *idx = (I *)wt_host_alloc(n * sizeof(I)), *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
     const int order = wt_rand_below(3);
     fill_args(s, OpId, v, idx, n, nthreads, order);
     if (valid > 0) /* a loud value past the first `valid`: NaN with index 0 beats everything in the plain forms */
@@ -347,42 +317,22 @@ static void run_block(dim3 shape, int blocks, int s, int valid, typename block_k
                 v[i] = OpId < WT_ARGMAX_NUM && !wt_type<T>::is_int ? value_nan<T>() : value_extreme<T>(want_max);
                 idx[i] = 0;
             }
-    T *d_v = (T *)wt_dev_alloc(n * sizeof(T));
-    I *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
-    A *d_red = (A *)wt_dev_alloc(blocks * sizeof(A)), *d_all = (A *)wt_dev_alloc(n * sizeof(A));
     wt_to_dev(d_v, v, n * sizeof(T));
     wt_to_dev(d_idx, idx, n * sizeof(I));
-    if (kernel) kernel<<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
-    else k_block<T, I, Op><<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, blocks * sizeof(A));
-    wt_to_host(all, d_all, n * sizeof(A));
-    int *pos = (int *)malloc(counted * sizeof(int));
-    for (int b = 0; b < blocks; b++) {
-        for (int t = 0; t < counted; t++) pos[t] = b * nthreads + t;
-        char why[300];
-        if (!check_group(OpId, v, idx, pos, counted, red[b], why, sizeof why))
-            fail_msg("%s %s block (%u,%u,%u) #%d, %s, first %d values, reduce: %s", pair_name<T, I>(), wt_argop_name[OpId],
-                     shape.x, shape.y, shape.z, b, s_name[s], counted, why);
-        /* thread 0 against the reference once; every thread has its bits (a per-thread reference
-           check would cost O(n^2) on the host) */
-        if (!check_group(OpId, v, idx, pos, counted, all[(size_t)b * nthreads], why, sizeof why))
-            fail_msg("%s %s block (%u,%u,%u) #%d, %s, allreduce thread 0: %s", pair_name<T, I>(), wt_argop_name[OpId], shape.x, shape.y, shape.z, b, s_name[s], why);
-        for (int t = 1; t < nthreads; t++) {
-            const A got = all[(size_t)b * nthreads + t];
-            if (!same_pair(got, all[(size_t)b * nthreads]))
-                fail_msg("%s %s block (%u,%u,%u) #%d, %s, allreduce thread %d differs from thread 0", pair_name<T, I>(), wt_argop_name[OpId], shape.x, shape.y, shape.z, b, s_name[s], t);
-        }
-    }
-    free(pos);
+    char what[160];
+    snprintf(what, sizeof what, "%s %s, %s", pair_name<T, I>(), wt_argop_name[OpId], s_name[s]);
+    wt_run_blocks<A>(
+        what, shape, blocks, counted,
+        [&](A *d_red, A *d_all) {
+            if (kernel) kernel<<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
+            else k_block<T, I, Op><<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
+        },
+        [&](const int *pos, int k, A got, char *why, size_t len) { return check_group(OpId, v, idx, pos, k, got, why, len); },
+        same_pair<T, I>);
     wt_dev_free(d_v);
     wt_dev_free(d_idx);
-    wt_dev_free(d_red);
-    wt_dev_free(d_all);
-    free(v);
-    free(idx);
-    free(red);
-    free(all);
+    wt_host_free(v);
+    wt_host_free(idx);
 }
 
 /* Every 1D size 1..1024, for argmax and argmin_num over float (under `make sanitize`: the
@@ -486,11 +436,11 @@ static void run_back_to_back(dim3 shape, int blocks)
 {
     const int n = shape.x * shape.y * shape.z, rounds = 5;
     const size_t count = (size_t)blocks * n;
-    float *v = (float *)malloc(count * sizeof(float));
-    double *w = (double *)malloc(count * sizeof(double));
-    int *iota = (int *)malloc(n * sizeof(int));
-    long long *iota_ll = (long long *)malloc(n * sizeof(long long));
-    float *last_round = (float *)malloc(n * sizeof(float));
+    float *v = (float *)wt_host_alloc(count * sizeof(float));
+    double *w = (double *)wt_host_alloc(count * sizeof(double));
+    int *iota = (int *)wt_host_alloc(n * sizeof(int));
+    long long *iota_ll = (long long *)wt_host_alloc(n * sizeof(long long));
+    float *last_round = (float *)wt_host_alloc(n * sizeof(float));
     for (int t = 0; t < n; t++) iota[t] = t, iota_ll[t] = t;
     for (size_t i = 0; i < count; i++) {
         v[i] = value_of_kind<float>(S_MIXED);
@@ -501,8 +451,8 @@ static void run_back_to_back(dim3 shape, int blocks)
     warpred_arg<float, int> *d_f = (warpred_arg<float, int> *)wt_dev_alloc(blocks * 4 * sizeof(warpred_arg<float, int>)), *f;
     warpred_arg<double, long long> *d_d =
         (warpred_arg<double, long long> *)wt_dev_alloc(blocks * 4 * sizeof(warpred_arg<double, long long>)), *d;
-    f = (warpred_arg<float, int> *)malloc(blocks * 4 * sizeof *f);
-    d = (warpred_arg<double, long long> *)malloc(blocks * 4 * sizeof *d);
+    f = (warpred_arg<float, int> *)wt_host_alloc(blocks * 4 * sizeof *f);
+    d = (warpred_arg<double, long long> *)wt_host_alloc(blocks * 4 * sizeof *d);
     wt_to_dev(d_v, v, count * sizeof(float));
     wt_to_dev(d_w, w, count * sizeof(double));
     k_back_to_back<<<blocks, shape>>>(d_v, d_w, rounds, d_f, d_d);
@@ -530,13 +480,13 @@ static void run_back_to_back(dim3 shape, int blocks)
     wt_dev_free(d_w);
     wt_dev_free(d_f);
     wt_dev_free(d_d);
-    free(v);
-    free(w);
-    free(iota);
-    free(iota_ll);
-    free(last_round);
-    free(f);
-    free(d);
+    wt_host_free(v);
+    wt_host_free(w);
+    wt_host_free(iota);
+    wt_host_free(iota_ll);
+    wt_host_free(last_round);
+    wt_host_free(f);
+    wt_host_free(d);
 }
 
 static void test_block_back_to_back(void **state)
@@ -560,23 +510,18 @@ __global__ void k_grid(const T *v, const I *idx, warpred_grid_scratch scratch, w
     if (warpred_grid_reduce(warpred_make_arg(v[i], idx[i]), Op(), scratch, out)) atomicAdd(winners, 1);
 }
 
-/* One grid reduction per scenario on `blocks` x `shape`, each repeated `repeats` times on the
-   same input: every repeat must give the same bits. */
+/* One grid reduction per scenario on `blocks` x `shape`, all on one scratch, each repeated
+   `repeats` times on the same input: every repeat must give the same bits, and exactly one thread
+   of each launch gets true from warpred_grid_reduce. */
 template <typename T, typename I, int OpId>
 static void run_grid(int blocks, dim3 shape, int repeats)
 {
     typedef warpred_arg<T, I> A;
     const int nthreads = shape.x * shape.y * shape.z;
     const size_t n = (size_t)blocks * nthreads;
-    warpred_grid_scratch scratch;
-    const char *why_scratch;
-    if (warpred_grid_scratch_create(&scratch, (unsigned)blocks, sizeof(A), &why_scratch) != cudaSuccess)
-        fail_msg("scratch: %s", why_scratch);
-    T *v = (T *)malloc(n * sizeof(T));
-    I *idx = (I *)malloc(n * sizeof(I));
-    T *d_v = (T *)wt_dev_alloc(n * sizeof(T));
-    I *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
-    A *d_out = (A *)wt_dev_alloc(sizeof(A));
+    warpred_grid_scratch *scratch = wt_grid_scratch((unsigned)blocks, sizeof(A));
+    T *v = (T *)wt_host_alloc(n * sizeof(T)), *d_v = (T *)wt_dev_alloc(n * sizeof(T));
+    I *idx = (I *)wt_host_alloc(n * sizeof(I)), *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
     int *d_winners = (int *)wt_dev_alloc(sizeof(int));
     for (int s = 0; s < S_COUNT; s++) {
         if (wt_type<T>::is_int && scenario_has_nan(s)) continue;
@@ -585,32 +530,32 @@ static void run_grid(int blocks, dim3 shape, int repeats)
         wt_to_dev(d_v, v, n * sizeof(T));
         wt_to_dev(d_idx, idx, n * sizeof(I));
         const int want = wt_arg_pick(OpId, v, idx, (int)n);
-        A first;
-        for (int r = 0; r < repeats; r++) {
-            A got;
-            int winners;
-            wt_poison(d_out, sizeof(A));
-            WT_CUDA(cudaMemset(d_winners, 0, sizeof(int)));
-            k_grid<T, I, typename wt_argop_of<OpId>::type><<<blocks, shape>>>(d_v, d_idx, scratch, d_out, d_winners);
-            WT_LAUNCHED();
-            wt_to_host(&got, d_out, sizeof(A));
-            wt_to_host(&winners, d_winners, sizeof(int));
-            char why[300];
-            if (!wt_arg_matches(v, idx, want, got.value, got.index, why, sizeof why))
-                fail_msg("%s %s grid of %d x (%u,%u,%u), %s, run %d: %s", pair_name<T, I>(), wt_argop_name[OpId], blocks,
-                         shape.x, shape.y, shape.z, s_name[s], r, why);
-            if (winners != 1) fail_msg("grid reduce returned true in %d threads, expected 1", winners);
-            if (r == 0) first = got;
-            else if (!same_pair(got, first)) fail_msg("grid %s run %d differs from run 0", wt_argop_name[OpId], r);
-        }
+        char what[200];
+        snprintf(what, sizeof what, "%s %s grid of %d x (%u,%u,%u), %s", pair_name<T, I>(), wt_argop_name[OpId], blocks, shape.x,
+                 shape.y, shape.z, s_name[s]);
+        wt_run_grid<A>(
+            what, blocks, repeats, scratch,
+            [&](warpred_grid_scratch sc, A *d_out) {
+                WT_CUDA(cudaMemset(d_winners, 0, sizeof(int)));
+                k_grid<T, I, typename wt_argop_of<OpId>::type><<<blocks, shape>>>(d_v, d_idx, sc, d_out, d_winners);
+            },
+            [&](A got, char *why, size_t len) {
+                int winners;
+                wt_to_host(&winners, d_winners, sizeof(int));
+                if (winners != 1) {
+                    snprintf(why, len, "grid reduce returned true in %d threads, expected 1", winners);
+                    return 0;
+                }
+                return wt_arg_matches(v, idx, want, got.value, got.index, why, len);
+            },
+            same_pair<T, I>);
     }
-    WT_CUDA(warpred_grid_scratch_destroy(&scratch));
+    wt_grid_scratch_free(scratch);
     wt_dev_free(d_v);
     wt_dev_free(d_idx);
-    wt_dev_free(d_out);
     wt_dev_free(d_winners);
-    free(v);
-    free(idx);
+    wt_host_free(v);
+    wt_host_free(idx);
 }
 
 static void test_grid(void **state)
@@ -681,17 +626,11 @@ static void test_layouts(void **state)
 }
 
 /* ------------------------------------------------------------------------------------------
-   the usage snippet from the top of op_argminmax.cuh, verbatim (and its _num variant)
+   the usage snippet of op_argminmax.cuh (the kernel row_argmax, as the build copies it from the
+   manual: scripts/snippets.py), and its _num variant, written here
    ------------------------------------------------------------------------------------------ */
 
-__global__ void row_argmax(const float *x, int cols, int *out)   // one block per row
-{
-    warpred_arg<float, int> best = warpred_op_argmax::identity<warpred_arg<float, int> >();
-    for (int c = threadIdx.x; c < cols; c += blockDim.x)
-        best = warpred_op_argmax()(best, warpred_make_arg(x[blockIdx.x * cols + c], c));
-    best = warpred_block_reduce(best, warpred_op_argmax());
-    if (threadIdx.x == 0) out[blockIdx.x] = best.index;
-}
+#include "snippets/op_argminmax.inc"
 
 __global__ void row_argmax_num(const float *x, int cols, int *out)
 {

@@ -335,21 +335,9 @@ static void test_shared_histogram(void **state)
     wt_host_free(addr);
 }
 
-/* The usage snippets of atomic_aggregate.cuh, verbatim. */
-
-// stream compaction: keep the positive values, in any order
-__global__ void keep_positive(const float *in, int n, float *out, unsigned *count)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && in[i] > 0.0f) out[warpred_atomic_inc_agg(count)] = in[i];
-}
-
-// a float total: one atomic per warp instead of 32
-__global__ void total(const float *in, int n, float *sum)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) warpred_atomic_add_agg(sum, in[i]);
-}
+/* The usage snippets of atomic_aggregate.cuh (the kernels keep_positive and total), as the build
+   copies them from the manual (scripts/snippets.py). */
+#include "snippets/atomic_aggregate.inc"
 
 static void test_doc_snippets(void **state)
 {

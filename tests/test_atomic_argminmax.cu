@@ -241,17 +241,11 @@ static void test_slot_unsigned(void **state)
 }
 
 /* ------------------------------------------------------------------------------------------
-   the usage snippet from the top of atomic_argminmax.cuh, verbatim
+   the usage snippet of atomic_argminmax.cuh (the kernel argmax_all), as the build copies it from
+   the manual (scripts/snippets.py)
    ------------------------------------------------------------------------------------------ */
 
-__global__ void argmax_all(const float *x, int n, unsigned long long *slot)  // slot = EMPTY
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    warpred_arg<float, int> mine = i < n ? warpred_make_arg(x[i], i)
-                                          : warpred_op_argmax::identity<warpred_arg<float, int> >();
-    mine = warpred_block_reduce(mine, warpred_op_argmax());
-    if (threadIdx.x == 0 && mine.index >= 0) warpred_atomic_argmax(slot, mine.value, (unsigned)mine.index);
-}
+#include "snippets/atomic_argminmax.inc"
 
 static void test_doc_snippet(void **state)
 {

@@ -394,12 +394,9 @@ static void test_minmax_groups_16bit(void **state)
     run_groups_type<__nv_bfloat16>();
 }
 
-/* The usage snippet of atomic_minmax.cuh, verbatim. */
-__global__ void peak(const float *x, int n, float *out)   // *out starts at -INFINITY
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) warpred_atomic_fmaximum(out, x[i]);
-}
+/* The usage snippet of atomic_minmax.cuh (the kernel peak), as the build copies it from the manual
+   (scripts/snippets.py); peak_num, its _num variant, is written here. */
+#include "snippets/atomic_minmax.inc"
 
 __global__ void peak_num(const float *x, int n, float *out)
 {
@@ -412,24 +409,20 @@ static void test_doc_snippet(void **state)
     WT_NEED_GPU(state);
     typedef wt_type<float> W;
     const float a[3] = {-3.0f, -0.0f, -7.0f}, b[3] = {1.0f, NAN, 2.0f}, ninf = -INFINITY;
-    float *d_in = (float *)wt_dev_alloc(sizeof a), *d_out = (float *)wt_dev_alloc(4), got;
-    wt_to_dev(d_in, a, sizeof a);
-    wt_to_dev(d_out, &ninf, 4);
-    peak<<<1, 32>>>(d_in, 3, d_out);
-    WT_LAUNCHED();
-    wt_to_host(&got, d_out, 4);
-    assert_true(W::bits(got) == 0x80000000u);
-    wt_to_dev(d_in, b, sizeof b);
-    wt_to_dev(d_out, &ninf, 4);
-    peak<<<1, 32>>>(d_in, 3, d_out);
-    WT_LAUNCHED();
-    wt_to_host(&got, d_out, 4);
-    assert_true(W::bits(got) == 0x7fffffffu);
-    wt_to_dev(d_out, &ninf, 4);
-    peak_num<<<1, 32>>>(d_in, 3, d_out);
-    WT_LAUNCHED();
-    wt_to_host(&got, d_out, 4);
-    assert_true(got == 2.0f);
+    float *d_in = (float *)wt_dev_alloc(sizeof a), *d_out = (float *)wt_dev_alloc(4);
+    /* kernel over x[0..3) into *out, which starts at -INFINITY */
+    auto run = [&](void (*kernel)(const float *, int, float *), const float *x) {
+        float got;
+        wt_to_dev(d_in, x, sizeof a);
+        wt_to_dev(d_out, &ninf, 4);
+        kernel<<<1, 32>>>(d_in, 3, d_out);
+        WT_LAUNCHED();
+        wt_to_host(&got, d_out, 4);
+        return got;
+    };
+    assert_true(W::bits(run(peak, a)) == 0x80000000u);
+    assert_true(W::bits(run(peak, b)) == 0x7fffffffu);
+    assert_true(run(peak_num, b) == 2.0f);
     wt_dev_free(d_in);
     wt_dev_free(d_out);
 }

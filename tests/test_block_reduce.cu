@@ -3,6 +3,7 @@
 #include <warpred/block_reduce.cuh>
 #include <warpred/op_tuple.cuh>
 #include "wt_types.h"
+#include "wt_kernels.h" /* wt_run_blocks: launch, copy back, check every block */
 
 /* Each block reduces its own slice; thread 0 writes the reduce result, every thread the
    allreduce result. The two calls follow each other with no barrier in between. */
@@ -92,39 +93,24 @@ static void run_block(wt_block_case c, void (*static_kernel)(const T *, T *, T *
     const int nthreads = shape.x * shape.y * shape.z, blocks = c.blocks;
     const int valid = c.valid ? c.valid : nthreads;
     const size_t count = (size_t)blocks * nthreads, bytes = count * sizeof(T);
-    T *in = (T *)wt_host_alloc(bytes), *all = (T *)wt_host_alloc(bytes), *red = (T *)wt_host_alloc(blocks * sizeof(T));
+    T *in = (T *)wt_host_alloc(bytes), *d_in = (T *)wt_dev_alloc(bytes);
     for (size_t i = 0; i < count; i++) in[i] = wt_type<T>::random(c.special);
     for (size_t i = 0; i < count; i++) /* values past the first n must not count: make them loud */
         if ((int)(i % nthreads) >= valid) in[i] = wt_loud<T>(op);
-    T *d_in = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(blocks * sizeof(T));
     wt_to_dev(d_in, in, bytes);
-    if (c.valid) k_block_valid<T, Op><<<blocks, shape>>>(d_in, c.valid, d_red, d_all);
-    else if (static_kernel) static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
-    else k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, blocks * sizeof(T));
-    wt_to_host(all, d_all, bytes);
-    for (int b = 0; b < blocks; b++) {
-        wt_ref<T> ref;
-        ref.fold(op, in + (size_t)b * nthreads, valid);
-        char why[300];
-        if (!ref.matches(op, red[b], valid, why, sizeof why))
-            fail_msg("%s %s block (%u,%u,%u) #%d, %d valid values, reduce: %s", wt_type<T>::name(), wt_op_name[op], shape.x,
-                     shape.y, shape.z, b, valid, why);
-        for (int t = 0; t < nthreads; t++) {
-            T got = all[(size_t)b * nthreads + t];
-            if (wt_type<T>::bits(got) != wt_type<T>::bits(all[(size_t)b * nthreads]) ||
-                !ref.matches(op, got, valid, why, sizeof why))
-                fail_msg("%s %s block (%u,%u,%u) #%d, allreduce thread %d: %s (or differs from thread 0)",
-                         wt_type<T>::name(), wt_op_name[op], shape.x, shape.y, shape.z, b, t, why);
-        }
-    }
+    char what[120];
+    snprintf(what, sizeof what, "%s %s%s%s", wt_type<T>::name(), wt_op_name[op], static_kernel && !c.valid ? " (compile-time size)" : "",
+             c.special ? " (special values)" : "");
+    wt_run_blocks<T>(
+        what, shape, blocks, valid,
+        [&](T *d_red, T *d_all) {
+            if (c.valid) k_block_valid<T, Op><<<blocks, shape>>>(d_in, c.valid, d_red, d_all);
+            else if (static_kernel) static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
+            else k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
+        },
+        [&](const int *pos, int k, T got, char *why, size_t len) { return wt_ref_check(op, in, pos, k, got, why, len); }, wt_same_bits<T>);
     wt_dev_free(d_in);
-    wt_dev_free(d_all);
-    wt_dev_free(d_red);
     wt_host_free(in);
-    wt_host_free(all);
-    wt_host_free(red);
 }
 
 /* Every 1D size from 1 to 1024 (under `make sanitize`, a spread of sizes including all edges). */
@@ -287,33 +273,27 @@ static void run_sum_order(dim3 shape, int valid, void (*static_kernel)(const T *
 {
     const int nthreads = shape.x * shape.y * shape.z, blocks = 3, n = valid ? valid : nthreads;
     const size_t count = (size_t)blocks * nthreads, bytes = count * sizeof(T);
-    T *in = (T *)wt_host_alloc(bytes), *all = (T *)wt_host_alloc(bytes), *red = (T *)wt_host_alloc(blocks * sizeof(T));
+    T *in = (T *)wt_host_alloc(bytes), *d_in = (T *)wt_dev_alloc(bytes);
     for (size_t i = 0; i < count; i++) in[i] = wt_order_sensitive<T>();
-    T *d_in = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_red = (T *)wt_dev_alloc(blocks * sizeof(T));
     wt_to_dev(d_in, in, bytes);
-    if (valid) k_block_valid<T, warpred_op_sum><<<blocks, shape>>>(d_in, valid, d_red, d_all);
-    else if (static_kernel) static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
-    else k_block<T, warpred_op_sum><<<blocks, shape>>>(d_in, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, blocks * sizeof(T));
-    wt_to_host(all, d_all, bytes);
-    for (int b = 0; b < blocks; b++) {
-        const T want = wt_block_sum_model(in + (size_t)b * nthreads, n);
-        if (wt_type<T>::bits(red[b]) != wt_type<T>::bits(want))
-            fail_msg("%s sum, block (%u,%u,%u) #%d, %d values%s: reduce got %.17g, the documented order gives %.17g", wt_type<T>::name(),
-                     shape.x, shape.y, shape.z, b, n, static_kernel ? " (compile-time size)" : "", (double)red[b], (double)want);
-        for (int t = 0; t < nthreads; t++)
-            if (wt_type<T>::bits(all[(size_t)b * nthreads + t]) != wt_type<T>::bits(want))
-                fail_msg("%s sum, block (%u,%u,%u) #%d, %d values%s: allreduce thread %d got %.17g, the documented order gives %.17g",
-                         wt_type<T>::name(), shape.x, shape.y, shape.z, b, n, static_kernel ? " (compile-time size)" : "", t,
-                         (double)all[(size_t)b * nthreads + t], (double)want);
-    }
+    char what[120];
+    snprintf(what, sizeof what, "%s sum in the documented order%s", wt_type<T>::name(), static_kernel ? " (compile-time size)" : "");
+    wt_run_blocks<T>(
+        what, shape, blocks, n,
+        [&](T *d_red, T *d_all) {
+            if (valid) k_block_valid<T, warpred_op_sum><<<blocks, shape>>>(d_in, valid, d_red, d_all);
+            else if (static_kernel) static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
+            else k_block<T, warpred_op_sum><<<blocks, shape>>>(d_in, d_red, d_all);
+        },
+        [&](const int *pos, int k, T got, char *why, size_t len) { /* pos: a block's first k threads */
+            const T want = wt_block_sum_model(in + pos[0], k);
+            if (wt_same_bits(got, want)) return 1;
+            snprintf(why, len, "got %.17g, the documented order gives %.17g", (double)got, (double)want);
+            return 0;
+        },
+        wt_same_bits<T>);
     wt_dev_free(d_in);
-    wt_dev_free(d_all);
-    wt_dev_free(d_red);
     wt_host_free(in);
-    wt_host_free(all);
-    wt_host_free(red);
 }
 
 /* Every number of warps 2..32 (whole and partial last warps), 3D shapes, the _valid forms and
@@ -498,22 +478,9 @@ static void test_back_to_back(void **state)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) run_back_to_back(shapes[s], 6);
 }
 
-/* The usage snippets from the top of block_reduce.cuh, verbatim. */
-__global__ void row_sums(const float *x, int cols, float *out)   // one block per row
-{
-    float s = 0.0f;
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) s += x[blockIdx.x * cols + c];
-    s = warpred_block_reduce(s, warpred_op_sum());
-    if (threadIdx.x == 0) out[blockIdx.x] = s;
-}
-
-__global__ void demo(int *out)            // launched as demo<<<1, dim3(10, 7, 3)>>>
-{
-    int t = threadIdx.x + 10 * (threadIdx.y + 7 * threadIdx.z);     // 0..209
-    int total = warpred_block_allreduce(t, warpred_op_sum());        // 21945 everywhere
-    int top = warpred_block_reduce(t, warpred_op_max());             // 209 in thread 0
-    if (t == 0) { out[0] = total; out[1] = top; }
-}
+/* The usage snippets of block_reduce.cuh (the kernels row_sums and demo), as the build copies
+   them from the manual (scripts/snippets.py). */
+#include "snippets/block_reduce.inc"
 
 static void test_doc_snippets(void **state)
 {

@@ -21,37 +21,7 @@
 #  define WT_HAVE_RSUM 1
 #endif
 #include "wt_types.h"
-
-/* ------------------------------------------------------------------------------------------
-   plans owned by the running test (released by wt_teardown when a test fails)
-   ------------------------------------------------------------------------------------------ */
-
-static void wt_release_plan(void *p)
-{
-    warpred_device_plan_destroy((warpred_device_plan *)p);
-    free(p);
-}
-
-static warpred_device_plan *plan_new(unsigned value_bytes)
-{
-    warpred_device_plan *plan = (warpred_device_plan *)malloc(sizeof *plan);
-    if (plan == NULL) fail_msg("out of host memory");
-    const char *why = NULL;
-    const cudaError_t err = warpred_device_plan_create(plan, value_bytes, &why);
-    if (err != cudaSuccess) {
-        free(plan);
-        fail_msg("warpred_device_plan_create: %s (%s)", cudaGetErrorString(err), why);
-    }
-    return (warpred_device_plan *)wt_own(plan, wt_release_plan);
-}
-
-static void plan_free(warpred_device_plan *plan)
-{
-    wt_disown(plan);
-    const cudaError_t err = warpred_device_plan_destroy(plan);
-    free(plan);
-    WT_CUDA(err);
-}
+#include "wt_plans.h" /* plans owned by the running test: wt_device_plan, wt_device_plan_free */
 
 /* One call, checked: poisons *d_out, reduces, waits, returns the result. */
 template <typename T, typename R, typename Op, typename F>
@@ -59,7 +29,7 @@ static R reduce_once(const warpred_device_plan *plan, const T *d_in, size_t n, R
 {
     const char *why = NULL;
     wt_poison(d_out, sizeof(R));
-    const cudaError_t err = warpred_device_reduce(plan, d_in, n, d_out, op, f, 0, &why);
+    const cudaError_t err = warpred_device_transform_reduce(plan, d_in, n, d_out, op, f, 0, &why);
     if (err != cudaSuccess) fail_msg("warpred_device_reduce(n = %zu): %s (%s)", n, cudaGetErrorString(err), why);
     WT_LAUNCHED();
     R got;
@@ -86,6 +56,15 @@ template <typename T> static int wt_offsets(size_t *off)
     off[2] = k / 2;
     off[3] = k - 1;
     return 4;
+}
+
+/* fn(n, off) for every size n of wt_sizes and every start off (in elements) of wt_offsets<T>. */
+template <typename T, typename Fn> static void each_size_and_offset(Fn fn)
+{
+    size_t off[4];
+    const int noff = wt_offsets<T>(off);
+    for (int s = 0; s < WT_NSIZES; s++)
+        for (int o = 0; o < noff; o++) fn(wt_sizes[s], off[o]);
 }
 
 /* The most roundings any element's value meets in a float sum: the pairing inside its 16-byte
@@ -117,50 +96,32 @@ template <typename T> static uint64_t minmax_expected(int op, const T *x, size_t
    the manual's snippet
    ------------------------------------------------------------------------------------------ */
 
-struct squared_error { /* a transform: R operator()(T x, size_t i) const */
-    const float *target;
-    __device__ float operator()(float y, size_t i) const
-    {
-        float d = y - target[i];
-        return d * d;
-    }
-};
+/* the transform squared_error and the host function device_reduce_example, as the build copies
+   them from the manual */
+#include "snippets/device_reduce.inc"
 
 static void test_doc_snippet(void **state)
 {
     WT_NEED_GPU(state);
     const float hx[5] = {1, 2, 3, 4, 5}, ht[5] = {0, 2, 3, 4, 7};
     float *x = (float *)wt_dev_alloc(sizeof hx), *t = (float *)wt_dev_alloc(sizeof ht);
-    float *out_f = (float *)wt_dev_alloc(4 * sizeof(float));
+    float *out_f = (float *)wt_dev_alloc(3 * sizeof(float));
     double *out_d = (double *)wt_dev_alloc(sizeof(double));
     wt_to_dev(x, hx, sizeof hx);
     wt_to_dev(t, ht, sizeof ht);
     cudaStream_t stream;
     WT_CUDA(cudaStreamCreate(&stream));
-
-    /* the snippet, with out_f + k for its outputs so that each can be checked */
-    warpred_device_plan plan;
-    const char *why;
-    if (warpred_device_plan_create(&plan, 0, &why) != cudaSuccess) fail_msg("plan: %s", why);
-    WT_CUDA(warpred_device_sum(&plan, x, 5, out_f));
-    WT_CUDA(warpred_device_reduce(&plan, x, 5, out_f + 1, warpred_op_max()));
-    WT_CUDA(warpred_device_reduce(&plan, x, 5, out_d, warpred_op_sum(), warpred_xf_to<double>()));
-    squared_error se = {t};
-    WT_CUDA(warpred_device_reduce(&plan, x, 5, out_f + 2, warpred_op_sum(), se, stream));
-    const cudaError_t err = warpred_device_reduce(&plan, x, 5, (float *)NULL, warpred_op_sum(), stream, &why);
+    const cudaError_t err = device_reduce_example(x, t, out_f, out_d, stream); /* cudaSuccess: the NULL out was refused */
     WT_CUDA(cudaStreamSynchronize(stream));
     WT_LAUNCHED();
-
+    WT_CUDA(cudaStreamDestroy(stream));
     float got[3];
     double got_d;
     wt_to_host(got, out_f, sizeof got);
     wt_to_host(&got_d, out_d, sizeof got_d);
-    WT_CUDA(warpred_device_plan_destroy(&plan));
-    WT_CUDA(cudaStreamDestroy(stream));
     if (got[0] != 15.0f || got[1] != 5.0f || got_d != 15.0 || got[2] != 5.0f)
         fail_msg("snippet: sum %g, max %g, double sum %g, squared error %g; expected 15, 5, 15, 5", got[0], got[1], got_d, got[2]);
-    assert_int_equal(err, cudaErrorInvalidValue);
-    assert_string_equal(why, "warpred_device_reduce: out is NULL");
+    WT_CUDA(err);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -183,13 +144,7 @@ static void test_rejects_bad_arguments(void **state)
 {
     (void)state;
     /* a plan that looks created; its pointers are never dereferenced by a rejected call */
-    warpred_device_plan fake;
-    memset(&fake, 0, sizeof fake);
-    fake.scratch.partials = (void *)256;
-    fake.scratch.counter = (unsigned *)512;
-    fake.scratch.capacity = 1;
-    fake.max_blocks = 1;
-    fake.value_bytes = 4;
+    warpred_device_plan fake = wt_fake_device_plan(4);
     const float *in = (const float *)4096;
     float *out = (float *)8192;
     const char *why = NULL;
@@ -201,7 +156,7 @@ static void test_rejects_bad_arguments(void **state)
                  cudaErrorInvalidValue, "in is NULL and n > 0");
     EXPECT_ERROR(warpred_device_reduce(&fake, (const float *)((const char *)in + 2), 10, out, warpred_op_max(), 0, &why),
                  cudaErrorInvalidValue, "not aligned");
-    EXPECT_ERROR(warpred_device_reduce(&fake, in, 10, (double *)out, warpred_op_sum(), warpred_xf_to<double>(), 0, &why),
+    EXPECT_ERROR(warpred_device_transform_reduce(&fake, in, 10, (double *)out, warpred_op_sum(), warpred_xf_to<double>(), 0, &why),
                  cudaErrorInvalidValue, "larger than the plan's value_bytes");
     EXPECT_ERROR(warpred_device_sum(&fake, (const double *)in, 10, (double *)out, 0, &why), cudaErrorInvalidValue, "larger than the plan's value_bytes");
     warpred_device_plan destroyed = fake;
@@ -218,11 +173,11 @@ static void test_rejects_bad_arguments(void **state)
 static void test_errors_launch_nothing(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(4);
+    warpred_device_plan *plan = wt_device_plan(4);
     double *d_out = (double *)wt_dev_alloc(sizeof(double));
     float *d_x = (float *)wt_dev_alloc(64 * sizeof(float));
     const char *why = NULL;
-    EXPECT_ERROR(warpred_device_reduce(plan, d_x, 64, d_out, warpred_op_sum(), warpred_xf_to<double>(), 0, &why),
+    EXPECT_ERROR(warpred_device_transform_reduce(plan, d_x, 64, d_out, warpred_op_sum(), warpred_xf_to<double>(), 0, &why),
                  cudaErrorInvalidValue, "value_bytes");
     EXPECT_ERROR(warpred_device_reduce(plan, (const float *)NULL, 64, (float *)d_out, warpred_op_sum(), 0, &why),
                  cudaErrorInvalidValue, "in is NULL");
@@ -240,7 +195,7 @@ static void test_errors_launch_nothing(void **state)
     float id;
     wt_to_host(&id, d_out, sizeof id);
     if (wt_type<float>::bits(id) != 0xff800000u) fail_msg("max over nothing: bits %llx, expected -inf", (unsigned long long)wt_type<float>::bits(id));
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -270,7 +225,7 @@ template <typename T> static void check_float_identities(warpred_device_plan *pl
 static void test_identity_for_empty_input(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     check_float_identities<float>(plan);
     check_float_identities<double>(plan);
     check_float_identities<__half>(plan);
@@ -286,7 +241,7 @@ static void test_identity_for_empty_input(void **state)
     check_identity(plan, d_u, warpred_op_min(), 0xffffffffu);
     long long *d_ll = (long long *)wt_dev_alloc(sizeof(long long));
     check_identity(plan, d_ll, warpred_op_max(), 0x8000000000000000ull);
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -296,42 +251,38 @@ static void test_identity_for_empty_input(void **state)
 static void test_int_sums_exact(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t cap = WT_MAX_N + 16;
     int *x = (int *)wt_host_alloc(cap * sizeof(int)), *d_x = (int *)wt_dev_alloc(cap * sizeof(int));
     long long *d_ll = (long long *)wt_dev_alloc(sizeof(long long));
     int *d_i = (int *)wt_dev_alloc(sizeof(int));
     unsigned *d_u = (unsigned *)wt_dev_alloc(sizeof(unsigned));
-    size_t off[4];
-    const int noff = wt_offsets<int>(off);
-    for (int s = 0; s < WT_NSIZES; s++)
-        for (int o = 0; o < noff; o++) {
-            const size_t n = wt_sizes[s];
-            for (size_t i = 0; i < n + off[o]; i++) x[i] = (int)wt_rand32();
-            wt_to_dev(d_x, x, (n + off[o]) * sizeof(int));
-            const int *in = x + off[o], *d_in = d_x + off[o];
-            long long want = 0;
-            unsigned wrap = 0, all = ~0u, any = 0, parity = 0;
-            for (size_t i = 0; i < n; i++) {
-                want += in[i];
-                wrap += (unsigned)in[i];
-                all &= (unsigned)in[i];
-                any |= (unsigned)in[i];
-                parity ^= (unsigned)in[i];
-            }
-            const long long got = reduce_once(plan, d_in, n, d_ll, warpred_op_sum(), warpred_xf_to<long long>());
-            if (got != want) fail_msg("int -> long long sum, n = %zu, offset %zu: got %lld, expected %lld", n, off[o], got, want);
-            const int got_i = reduce_once(plan, d_in, n, d_i, warpred_op_sum(), warpred_xf_identity());
-            if ((unsigned)got_i != wrap) fail_msg("int sum (wraps), n = %zu, offset %zu: got %d, expected %d", n, off[o], got_i, (int)wrap);
-            const unsigned *d_uin = (const unsigned *)d_in;
-            const unsigned got_and = reduce_once(plan, d_uin, n, d_u, warpred_op_and(), warpred_xf_identity());
-            const unsigned got_or = reduce_once(plan, d_uin, n, d_u, warpred_op_or(), warpred_xf_identity());
-            const unsigned got_xor = reduce_once(plan, d_uin, n, d_u, warpred_op_xor(), warpred_xf_identity());
-            if (got_and != all || got_or != any || got_xor != parity)
-                fail_msg("n = %zu, offset %zu: and/or/xor %08x %08x %08x, expected %08x %08x %08x", n, off[o], got_and, got_or,
-                         got_xor, all, any, parity);
+    each_size_and_offset<int>([&](size_t n, size_t off) {
+        for (size_t i = 0; i < n + off; i++) x[i] = (int)wt_rand32();
+        wt_to_dev(d_x, x, (n + off) * sizeof(int));
+        const int *in = x + off, *d_in = d_x + off;
+        long long want = 0;
+        unsigned wrap = 0, all = ~0u, any = 0, parity = 0;
+        for (size_t i = 0; i < n; i++) {
+            want += in[i];
+            wrap += (unsigned)in[i];
+            all &= (unsigned)in[i];
+            any |= (unsigned)in[i];
+            parity ^= (unsigned)in[i];
         }
-    plan_free(plan);
+        const long long got = reduce_once(plan, d_in, n, d_ll, warpred_op_sum(), warpred_xf_to<long long>());
+        if (got != want) fail_msg("int -> long long sum, n = %zu, offset %zu: got %lld, expected %lld", n, off, got, want);
+        const int got_i = reduce_once(plan, d_in, n, d_i, warpred_op_sum(), warpred_xf_identity());
+        if ((unsigned)got_i != wrap) fail_msg("int sum (wraps), n = %zu, offset %zu: got %d, expected %d", n, off, got_i, (int)wrap);
+        const unsigned *d_uin = (const unsigned *)d_in;
+        const unsigned got_and = reduce_once(plan, d_uin, n, d_u, warpred_op_and(), warpred_xf_identity());
+        const unsigned got_or = reduce_once(plan, d_uin, n, d_u, warpred_op_or(), warpred_xf_identity());
+        const unsigned got_xor = reduce_once(plan, d_uin, n, d_u, warpred_op_xor(), warpred_xf_identity());
+        if (got_and != all || got_or != any || got_xor != parity)
+            fail_msg("n = %zu, offset %zu: and/or/xor %08x %08x %08x, expected %08x %08x %08x", n, off, got_and, got_or,
+                     got_xor, all, any, parity);
+    });
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -341,38 +292,34 @@ static void test_int_sums_exact(void **state)
 static void test_float_sums(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t cap = WT_MAX_N + 16;
     float *x = (float *)wt_host_alloc(cap * sizeof(float)), *d_x = (float *)wt_dev_alloc(cap * sizeof(float));
     float *d_f = (float *)wt_dev_alloc(sizeof(float));
     double *d_d = (double *)wt_dev_alloc(sizeof(double));
-    size_t off[4];
-    const int noff = wt_offsets<float>(off);
-    for (int s = 0; s < WT_NSIZES; s++)
-        for (int o = 0; o < noff; o++) {
-            const size_t n = wt_sizes[s];
-            /* k * 2^-20 with |k| < 2^19: exact in float, and every partial sum of up to 2^20 + 7
-               of them is exact in double */
-            for (size_t i = 0; i < n + off[o]; i++) x[i] = (float)ldexp((double)((int)(wt_rand32() >> 13) - (1 << 18)), -20);
-            wt_to_dev(d_x, x, (n + off[o]) * sizeof(float));
-            const float *in = x + off[o], *d_in = d_x + off[o];
-            double exact = 0, abs_sum = 0;
-            for (size_t i = 0; i < n; i++) {
-                exact += in[i];
-                abs_sum += fabs((double)in[i]);
-            }
-            const float got = reduce_once(plan, d_in, n, d_f, warpred_op_sum(), warpred_xf_identity());
-            const double tol = sum_depth(plan, n, sizeof(float)) * 0x1p-24 * abs_sum;
-            if (fabs((double)got - exact) > tol)
-                fail_msg("float sum, n = %zu, offset %zu: got %.9g, expected %.9g (bound %.3g)", n, off[o], (double)got, exact, tol);
-            const double got_d = reduce_once(plan, d_in, n, d_d, warpred_op_sum(), warpred_xf_to<double>());
-            if (got_d != exact)
-                fail_msg("float sum in double, n = %zu, offset %zu: got %.17g, expected exactly %.17g", n, off[o], got_d, exact);
-            /* float in, double out, no transform: the accumulator is R, so this adds in double too */
-            const double got_id = reduce_once(plan, d_in, n, d_d, warpred_op_sum(), warpred_xf_identity());
-            if (got_id != exact) fail_msg("float in, double out, n = %zu, offset %zu: got %.17g, expected %.17g", n, off[o], got_id, exact);
+    each_size_and_offset<float>([&](size_t n, size_t off) {
+        /* k * 2^-20 with |k| < 2^19: exact in float, and every partial sum of up to 2^20 + 7
+           of them is exact in double */
+        for (size_t i = 0; i < n + off; i++) x[i] = (float)ldexp((double)((int)(wt_rand32() >> 13) - (1 << 18)), -20);
+        wt_to_dev(d_x, x, (n + off) * sizeof(float));
+        const float *in = x + off, *d_in = d_x + off;
+        double exact = 0, abs_sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            exact += in[i];
+            abs_sum += fabs((double)in[i]);
         }
-    plan_free(plan);
+        const float got = reduce_once(plan, d_in, n, d_f, warpred_op_sum(), warpred_xf_identity());
+        const double tol = sum_depth(plan, n, sizeof(float)) * 0x1p-24 * abs_sum;
+        if (fabs((double)got - exact) > tol)
+            fail_msg("float sum, n = %zu, offset %zu: got %.9g, expected %.9g (bound %.3g)", n, off, (double)got, exact, tol);
+        const double got_d = reduce_once(plan, d_in, n, d_d, warpred_op_sum(), warpred_xf_to<double>());
+        if (got_d != exact)
+            fail_msg("float sum in double, n = %zu, offset %zu: got %.17g, expected exactly %.17g", n, off, got_d, exact);
+        /* float in, double out, no transform: the accumulator is R, so this adds in double too */
+        const double got_id = reduce_once(plan, d_in, n, d_d, warpred_op_sum(), warpred_xf_identity());
+        if (got_id != exact) fail_msg("float in, double out, n = %zu, offset %zu: got %.17g, expected %.17g", n, off, got_id, exact);
+    });
+    wt_device_plan_free(plan);
 }
 
 /* A sum of only -0 is -0 (each thread starts from -0, the true identity of IEEE addition); one
@@ -402,11 +349,11 @@ template <typename T> static void check_negative_zero_sums(warpred_device_plan *
 static void test_sum_of_negative_zeros(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     check_negative_zero_sums<float>(plan);
     check_negative_zero_sums<double>(plan);
     check_negative_zero_sums<__half>(plan);
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -478,12 +425,12 @@ template <typename T> static void run_minmax(warpred_device_plan *plan)
 static void test_minmax_nan_and_zeros(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     run_minmax<float>(plan);
     run_minmax<double>(plan);
     run_minmax<__half>(plan);
     run_minmax<__nv_bfloat16>(plan);
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -509,27 +456,23 @@ template <typename H> static void check_16bit_sums(warpred_device_plan *plan)
     const size_t cap = WT_MAX_N + 16;
     H *x = (H *)wt_host_alloc(cap * sizeof(H)), *d_x = (H *)wt_dev_alloc(cap * sizeof(H)), *d_h = (H *)wt_dev_alloc(sizeof(H));
     float *d_f = (float *)wt_dev_alloc(sizeof(float));
-    size_t off[4];
-    const int noff = wt_offsets<H>(off);
-    for (int s = 0; s < WT_NSIZES; s++)
-        for (int o = 0; o < noff; o++) {
-            const size_t n = wt_sizes[s];
-            const long long want = fill_small_ints(x, n + off[o], off[o], n, 4);
-            wt_to_dev(d_x, x, (n + off[o]) * sizeof(H));
-            /* accumulated in float: exact for any of these sizes */
-            const float got = reduce_once(plan, d_x + off[o], n, d_f, warpred_op_sum(), warpred_xf_to<float>());
-            if (got != (float)want) fail_msg("%s -> float sum, n = %zu, offset %zu: got %.9g, expected %lld", W::name(), n, off[o], (double)got, want);
-            /* in the type itself: exact while every partial sum stays within the type's exact
-               integers (2^11 for __half, 2^8 for __nv_bfloat16), which n * amp guarantees */
-            const int bf16 = W::unit_roundoff() == 0x1p-8, amp = bf16 ? 1 : 2;
-            if (n * amp <= (bf16 ? 256u : 2048u)) {
-                const long long want_small = fill_small_ints(x, n + off[o], off[o], n, amp);
-                wt_to_dev(d_x, x, (n + off[o]) * sizeof(H));
-                const H got_h = reduce_once(plan, d_x + off[o], n, d_h, warpred_op_sum(), warpred_xf_identity());
-                if (W::to_d(got_h) != (double)want_small)
-                    fail_msg("%s sum, n = %zu, offset %zu: got %g, expected %lld", W::name(), n, off[o], W::to_d(got_h), want_small);
-            }
+    each_size_and_offset<H>([&](size_t n, size_t off) {
+        const long long want = fill_small_ints(x, n + off, off, n, 4);
+        wt_to_dev(d_x, x, (n + off) * sizeof(H));
+        /* accumulated in float: exact for any of these sizes */
+        const float got = reduce_once(plan, d_x + off, n, d_f, warpred_op_sum(), warpred_xf_to<float>());
+        if (got != (float)want) fail_msg("%s -> float sum, n = %zu, offset %zu: got %.9g, expected %lld", W::name(), n, off, (double)got, want);
+        /* in the type itself: exact while every partial sum stays within the type's exact
+           integers (2^11 for __half, 2^8 for __nv_bfloat16), which n * amp guarantees */
+        const int bf16 = W::unit_roundoff() == 0x1p-8, amp = bf16 ? 1 : 2;
+        if (n * amp <= (bf16 ? 256u : 2048u)) {
+            const long long want_small = fill_small_ints(x, n + off, off, n, amp);
+            wt_to_dev(d_x, x, (n + off) * sizeof(H));
+            const H got_h = reduce_once(plan, d_x + off, n, d_h, warpred_op_sum(), warpred_xf_identity());
+            if (W::to_d(got_h) != (double)want_small)
+                fail_msg("%s sum, n = %zu, offset %zu: got %g, expected %lld", W::name(), n, off, W::to_d(got_h), want_small);
         }
+    });
     /* in the type itself, rounding on the way: within the bound */
     const size_t n = 4096;
     double exact = 0, abs_sum = 0;
@@ -551,69 +494,61 @@ template <typename H> static void check_16bit_sums(warpred_device_plan *plan)
 static void test_16bit_inputs(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     check_16bit_sums<__half>(plan);
     check_16bit_sums<__nv_bfloat16>(plan);
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 static void test_8bit_inputs(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t cap = WT_MAX_N + 16;
     unsigned char *x = (unsigned char *)wt_host_alloc(cap), *d_x = (unsigned char *)wt_dev_alloc(cap);
     int *d_i = (int *)wt_dev_alloc(sizeof(int));
-    size_t off[4];
-    const int noff = wt_offsets<unsigned char>(off);
-    for (int s = 0; s < WT_NSIZES; s++)
-        for (int o = 0; o < noff; o++) {
-            const size_t n = wt_sizes[s];
-            for (size_t i = 0; i < n + off[o]; i++) x[i] = (unsigned char)wt_rand32();
-            wt_to_dev(d_x, x, n + off[o]);
-            long long want = 0;
-            int top = 0;
-            for (size_t i = off[o]; i < off[o] + n; i++) {
-                want += x[i];
-                top = x[i] > top ? x[i] : top;
-            }
-            const int got = reduce_once(plan, d_x + off[o], n, d_i, warpred_op_sum(), warpred_xf_to<int>());
-            if (got != want) fail_msg("unsigned char -> int sum, n = %zu, offset %zu: got %d, expected %lld", n, off[o], got, want);
-            const int got_max = reduce_once(plan, d_x + off[o], n, d_i, warpred_op_max(), warpred_xf_to<int>());
-            if (n > 0 && got_max != top) fail_msg("unsigned char -> int max, n = %zu, offset %zu: got %d, expected %d", n, off[o], got_max, top);
+    each_size_and_offset<unsigned char>([&](size_t n, size_t off) {
+        for (size_t i = 0; i < n + off; i++) x[i] = (unsigned char)wt_rand32();
+        wt_to_dev(d_x, x, n + off);
+        long long want = 0;
+        int top = 0;
+        for (size_t i = off; i < off + n; i++) {
+            want += x[i];
+            top = x[i] > top ? x[i] : top;
         }
-    plan_free(plan);
+        const int got = reduce_once(plan, d_x + off, n, d_i, warpred_op_sum(), warpred_xf_to<int>());
+        if (got != want) fail_msg("unsigned char -> int sum, n = %zu, offset %zu: got %d, expected %lld", n, off, got, want);
+        const int got_max = reduce_once(plan, d_x + off, n, d_i, warpred_op_max(), warpred_xf_to<int>());
+        if (n > 0 && got_max != top) fail_msg("unsigned char -> int max, n = %zu, offset %zu: got %d, expected %d", n, off, got_max, top);
+    });
+    wt_device_plan_free(plan);
 }
 
 static void test_8byte_inputs(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t cap = WT_MAX_N + 16;
     double *x = (double *)wt_host_alloc(cap * sizeof(double)), *d_x = (double *)wt_dev_alloc(cap * sizeof(double));
     double *d_d = (double *)wt_dev_alloc(sizeof(double));
     long long *ll = (long long *)x, *d_ll = (long long *)d_x, *d_llout = (long long *)wt_dev_alloc(sizeof(long long));
-    size_t off[4];
-    const int noff = wt_offsets<double>(off);
-    for (int s = 0; s < WT_NSIZES; s++)
-        for (int o = 0; o < noff; o++) {
-            const size_t n = wt_sizes[s];
-            /* doubles k * 2^-30, |k| < 2^30: every partial sum is exact */
-            double exact = 0;
-            for (size_t i = 0; i < n + off[o]; i++) x[i] = ldexp((double)((long long)(wt_rand32() >> 1) - (1ll << 30)), -30);
-            for (size_t i = off[o]; i < off[o] + n; i++) exact += x[i];
-            wt_to_dev(d_x, x, (n + off[o]) * sizeof(double));
-            const double got = reduce_once(plan, d_x + off[o], n, d_d, warpred_op_sum(), warpred_xf_identity());
-            if (got != exact) fail_msg("double sum, n = %zu, offset %zu: got %.17g, expected exactly %.17g", n, off[o], got, exact);
-            /* long long, full range: wraps modulo 2^64 */
-            unsigned long long want = 0;
-            for (size_t i = 0; i < n + off[o]; i++) ll[i] = (long long)wt_rand64();
-            for (size_t i = off[o]; i < off[o] + n; i++) want += (unsigned long long)ll[i];
-            wt_to_dev(d_ll, ll, (n + off[o]) * sizeof(long long));
-            const long long got_ll = reduce_once(plan, d_ll + off[o], n, d_llout, warpred_op_sum(), warpred_xf_identity());
-            if ((unsigned long long)got_ll != want)
-                fail_msg("long long sum, n = %zu, offset %zu: got %llx, expected %llx", n, off[o], (unsigned long long)got_ll, want);
-        }
+    each_size_and_offset<double>([&](size_t n, size_t off) {
+        /* doubles k * 2^-30, |k| < 2^30: every partial sum is exact */
+        double exact = 0;
+        for (size_t i = 0; i < n + off; i++) x[i] = ldexp((double)((long long)(wt_rand32() >> 1) - (1ll << 30)), -30);
+        for (size_t i = off; i < off + n; i++) exact += x[i];
+        wt_to_dev(d_x, x, (n + off) * sizeof(double));
+        const double got = reduce_once(plan, d_x + off, n, d_d, warpred_op_sum(), warpred_xf_identity());
+        if (got != exact) fail_msg("double sum, n = %zu, offset %zu: got %.17g, expected exactly %.17g", n, off, got, exact);
+        /* long long, full range: wraps modulo 2^64 */
+        unsigned long long want = 0;
+        for (size_t i = 0; i < n + off; i++) ll[i] = (long long)wt_rand64();
+        for (size_t i = off; i < off + n; i++) want += (unsigned long long)ll[i];
+        wt_to_dev(d_ll, ll, (n + off) * sizeof(long long));
+        const long long got_ll = reduce_once(plan, d_ll + off, n, d_llout, warpred_op_sum(), warpred_xf_identity());
+        if ((unsigned long long)got_ll != want)
+            fail_msg("long long sum, n = %zu, offset %zu: got %llx, expected %llx", n, off, (unsigned long long)got_ll, want);
+    });
     /* random doubles, rounding on the way: within the bound of a long double reference */
     const size_t n = WT_MAX_N;
     long double ref = 0;
@@ -628,7 +563,7 @@ static void test_8byte_inputs(void **state)
     /* the reference's own error, n roundings of long double at most, is added to the bound */
     const double tol = (sum_depth(plan, n, sizeof(double)) * 0x1p-53 + (double)n * 0x1p-64) * abs_sum;
     if (fabsl((long double)got - ref) > tol) fail_msg("double sum of %zu random values: got %.17g, expected %.17Lg (bound %.3g)", n, got, ref, tol);
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -652,43 +587,39 @@ struct count_above {
 static void test_transforms(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t cap = WT_MAX_N + 16;
     float *y = (float *)wt_host_alloc(cap * sizeof(float)), *t = (float *)wt_host_alloc(cap * sizeof(float));
     float *d_y = (float *)wt_dev_alloc(cap * sizeof(float)), *d_t = (float *)wt_dev_alloc(cap * sizeof(float));
     double *d_d = (double *)wt_dev_alloc(sizeof(double));
     long long *d_ll = (long long *)wt_dev_alloc(sizeof(long long));
-    size_t off[4];
-    const int noff = wt_offsets<float>(off);
-    for (int s = 0; s < WT_NSIZES; s++)
-        for (int o = 0; o < noff; o++) {
-            const size_t n = wt_sizes[s];
-            for (size_t i = 0; i < n + off[o]; i++) {
-                y[i] = (float)(wt_rand_unit() * 4.0 - 2.0);
-                t[i] = (float)(wt_rand_unit() * 4.0 - 2.0);
-            }
-            wt_to_dev(d_y, y, (n + off[o]) * sizeof(float));
-            wt_to_dev(d_t, t, (n + off[o]) * sizeof(float));
-            /* the target array is indexed from the same start as the input */
-            squared_error_double se = {d_t + off[o]};
-            count_above ca = {0.5f};
-            long double sq = 0;
-            long long count = 0;
-            for (size_t i = off[o]; i < off[o] + n; i++) {
-                const long double d = (long double)y[i] - (long double)t[i];
-                sq += d * d;
-                count += y[i] > 0.5f;
-            }
-            const double got_sq = reduce_once(plan, d_y + off[o], n, d_d, warpred_op_sum(), se);
-            /* each square is within u of exact; the sum adds depth roundings of u on top; the
-               long double reference errs by at most n roundings of its own */
-            const double tol = ((1 + sum_depth(plan, n, sizeof(float))) * 0x1p-53 + (double)n * 0x1p-64) * (double)sq;
-            if (fabsl((long double)got_sq - sq) > tol)
-                fail_msg("squared error, n = %zu, offset %zu: got %.17g, expected %.17Lg (bound %.3g)", n, off[o], got_sq, sq, tol);
-            const long long got_count = reduce_once(plan, d_y + off[o], n, d_ll, warpred_op_sum(), ca);
-            if (got_count != count) fail_msg("count-if, n = %zu, offset %zu: got %lld, expected %lld", n, off[o], got_count, count);
+    each_size_and_offset<float>([&](size_t n, size_t off) {
+        for (size_t i = 0; i < n + off; i++) {
+            y[i] = (float)(wt_rand_unit() * 4.0 - 2.0);
+            t[i] = (float)(wt_rand_unit() * 4.0 - 2.0);
         }
-    plan_free(plan);
+        wt_to_dev(d_y, y, (n + off) * sizeof(float));
+        wt_to_dev(d_t, t, (n + off) * sizeof(float));
+        /* the target array is indexed from the same start as the input */
+        squared_error_double se = {d_t + off};
+        count_above ca = {0.5f};
+        long double sq = 0;
+        long long count = 0;
+        for (size_t i = off; i < off + n; i++) {
+            const long double d = (long double)y[i] - (long double)t[i];
+            sq += d * d;
+            count += y[i] > 0.5f;
+        }
+        const double got_sq = reduce_once(plan, d_y + off, n, d_d, warpred_op_sum(), se);
+        /* each square is within u of exact; the sum adds depth roundings of u on top; the
+           long double reference errs by at most n roundings of its own */
+        const double tol = ((1 + sum_depth(plan, n, sizeof(float))) * 0x1p-53 + (double)n * 0x1p-64) * (double)sq;
+        if (fabsl((long double)got_sq - sq) > tol)
+            fail_msg("squared error, n = %zu, offset %zu: got %.17g, expected %.17Lg (bound %.3g)", n, off, got_sq, sq, tol);
+        const long long got_count = reduce_once(plan, d_y + off, n, d_ll, warpred_op_sum(), ca);
+        if (got_count != count) fail_msg("count-if, n = %zu, offset %zu: got %lld, expected %lld", n, off, got_count, count);
+    });
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -700,7 +631,7 @@ static void test_transforms(void **state)
 static void test_bitwise_deterministic(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0), *other = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0), *other = wt_device_plan(0);
     const size_t n = wt_quick() ? ((size_t)1 << 18) + 3 : ((size_t)1 << 24) + 3;
     float *x = (float *)wt_host_alloc((n + 1) * sizeof(float)), *d_x = (float *)wt_dev_alloc((n + 1) * sizeof(float));
     float *d_f = (float *)wt_dev_alloc(sizeof(float));
@@ -723,8 +654,8 @@ static void test_bitwise_deterministic(void **state)
             fail_msg("call %d%s: bits %08x, first call %08x: not deterministic", r, r == 9 ? " (second plan)" : "", bits, first);
         }
     }
-    plan_free(other);
-    plan_free(plan);
+    wt_device_plan_free(other);
+    wt_device_plan_free(plan);
 }
 
 /* 50 calls on one plan, no reset in between, every one checked: sizes, types and operations
@@ -732,7 +663,7 @@ static void test_bitwise_deterministic(void **state)
 static void test_many_calls_no_reset(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t cap = ((size_t)1 << 20) + 16;
     int *x = (int *)wt_host_alloc(cap * sizeof(int)), *d_x = (int *)wt_dev_alloc(cap * sizeof(int));
     long long *d_ll = (long long *)wt_dev_alloc(sizeof(long long));
@@ -757,7 +688,7 @@ static void test_many_calls_no_reset(void **state)
     }
     const char *why = NULL;
     if (warpred_grid_scratch_status(&plan->scratch, &why) != cudaSuccess) fail_msg("scratch status after 50 calls: %s", why);
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* A call captured in a CUDA graph and replayed three times, with new data before each replay:
@@ -765,7 +696,7 @@ static void test_many_calls_no_reset(void **state)
 static void test_graph_capture(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t n = 100003, start = 1;
     int *x = (int *)wt_host_alloc((n + start) * sizeof(int)), *d_x = (int *)wt_dev_alloc((n + start) * sizeof(int));
     long long *d_ll = (long long *)wt_dev_alloc(sizeof(long long));
@@ -775,7 +706,7 @@ static void test_graph_capture(void **state)
     const char *why = NULL;
     WT_CUDA(cudaStreamCreate(&stream));
     WT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    const cudaError_t err = warpred_device_reduce(plan, d_x + start, n, d_ll, warpred_op_sum(), warpred_xf_to<long long>(), stream, &why);
+    const cudaError_t err = warpred_device_transform_reduce(plan, d_x + start, n, d_ll, warpred_op_sum(), warpred_xf_to<long long>(), stream, &why);
     WT_CUDA(cudaStreamEndCapture(stream, &graph));
     if (err != cudaSuccess) fail_msg("captured call: %s (%s)", cudaGetErrorString(err), why);
     WT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
@@ -795,7 +726,7 @@ static void test_graph_capture(void **state)
     WT_CUDA(cudaGraphExecDestroy(exec));
     WT_CUDA(cudaGraphDestroy(graph));
     WT_CUDA(cudaStreamDestroy(stream));
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -888,13 +819,13 @@ static void tail_launch(const warpred_device_plan *plan, const tail_data *t, con
 #endif
 #ifdef WT_HAVE_ARGMINMAX
     case TK_ARGMAX:
-        err = warpred_device_reduce(plan, t->d_f + c->start, c->n, (warpred_arg<float, long long> *)out, warpred_op_argmax(),
+        err = warpred_device_transform_reduce(plan, t->d_f + c->start, c->n, (warpred_arg<float, long long> *)out, warpred_op_argmax(),
                                     warpred_xf_arg(), stream, &why);
         break;
 #endif
 #ifdef WT_HAVE_WELFORD
     case TK_WELFORD:
-        err = warpred_device_reduce(plan, t->d_d + c->start, c->n, (warpred_welford<double> *)out, warpred_op_welford(),
+        err = warpred_device_transform_reduce(plan, t->d_d + c->start, c->n, (warpred_welford<double> *)out, warpred_op_welford(),
                                     warpred_xf_welford<>(), stream, &why);
         break;
 #endif
@@ -964,7 +895,7 @@ static size_t tk_elem_bytes(int kind) { return kind == TK_DOUBLE || kind == TK_W
 static void test_grids_and_types_alternate(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     tail_data t;
     tail_data_init(&t, plan);
     tail_data_fill(&t);
@@ -992,9 +923,8 @@ static void test_grids_and_types_alternate(void **state)
         wt_to_host(got, d_out, sizeof got);
         for (int j = 0; j < BATCH; j++) tail_check(&t, &batch[j], got + j * TK_SLOT, "call", call + j);
     }
-    const char *why = NULL;
-    if (warpred_grid_scratch_status(&plan->scratch, &why) != cudaSuccess) fail_msg("scratch status: %s", why);
-    plan_free(plan);
+    wt_grid_scratch_ok(&plan->scratch, "after the alternating calls");
+    wt_device_plan_free(plan);
 }
 
 /* A graph of three captured calls (float sum over a full wave, double sum over three blocks,
@@ -1005,7 +935,7 @@ static void test_grids_and_types_alternate(void **state)
 static void test_graph_replays_between_direct_calls(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     tail_data t;
     tail_data_init(&t, plan);
     enum { CAPTURED = 3 };
@@ -1041,7 +971,7 @@ static void test_graph_replays_between_direct_calls(void **state)
     WT_CUDA(cudaGraphExecDestroy(exec));
     WT_CUDA(cudaGraphDestroy(graph));
     WT_CUDA(cudaStreamDestroy(stream));
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1053,7 +983,7 @@ static void test_graph_replays_between_direct_calls(void **state)
 static void test_argmax_through_transform(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t n = 65537, start = 3;
     float *x = (float *)wt_host_alloc((n + start) * sizeof(float)), *d_x = (float *)wt_dev_alloc((n + start) * sizeof(float));
     typedef warpred_arg<float, long long> A;
@@ -1067,7 +997,7 @@ static void test_argmax_through_transform(void **state)
         const long long want = (long long)(p < q ? p : q);
         if (got.value != 2.0f || got.index != want) fail_msg("argmax: got {%g, %lld}, expected {2, %lld}", (double)got.value, got.index, want);
     }
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 #endif
 
@@ -1076,7 +1006,7 @@ static void test_argmax_through_transform(void **state)
 static void test_welford_through_transform(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t n = ((size_t)1 << 20) + 7, start = 1;
     double *x = (double *)wt_host_alloc((n + start) * sizeof(double)), *d_x = (double *)wt_dev_alloc((n + start) * sizeof(double));
     typedef warpred_welford<double> W;
@@ -1091,7 +1021,7 @@ static void test_welford_through_transform(void **state)
     if (got.count != (long long)n) fail_msg("welford count %lld, expected %zu", got.count, n);
     if (fabsl(got.mean - mean) > 1e-12L * mean || fabsl(got.m2 - m2) > 1e-9L * m2)
         fail_msg("welford: mean %.17g m2 %.17g, expected %.17Lg %.17Lg", got.mean, got.m2, mean, m2);
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 #endif
 
@@ -1123,7 +1053,7 @@ static void test_above_2_31(void **state)
         printf("[ INFO     ] n > 2^31 case skipped: needs %zu bytes of GPU memory, %zu free\n", (n + 1) * sizeof(int), free_b);
         skip();
     }
-    warpred_device_plan *plan = plan_new(0);
+    warpred_device_plan *plan = wt_device_plan(0);
     int *d_x = (int *)wt_dev_alloc((n + 1) * sizeof(int));
     long long *d_ll = (long long *)wt_dev_alloc(sizeof(long long));
     k_fill_pattern<<<4096, 256>>>(d_x, n + 1);
@@ -1135,7 +1065,7 @@ static void test_above_2_31(void **state)
         const long long got = reduce_once(plan, d_x + offset, n, d_ll, warpred_op_sum(), warpred_xf_to<long long>());
         if (got != want) fail_msg("n = %zu, offset %d: got %lld, expected %lld", n, offset, got, want);
     }
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 int main(void)

@@ -3,35 +3,7 @@
    host references. (The device-wide reduction built on it: tests/test_device_reduce.cu.) */
 #include <warpred/grid_reduce.cuh>
 #include "wt_types.h"
-
-/* A grid scratch owned by the running test, like the buffers
-   of wt.h: released by wt_teardown if the test fails before freeing it. */
-static void wt_release_scratch(void *p)
-{
-    warpred_grid_scratch_destroy((warpred_grid_scratch *)p);
-    free(p);
-}
-
-static warpred_grid_scratch *wt_scratch_new(unsigned capacity, size_t elem_size)
-{
-    warpred_grid_scratch *s = (warpred_grid_scratch *)malloc(sizeof *s);
-    if (s == NULL) fail_msg("out of host memory");
-    const char *why;
-    if (warpred_grid_scratch_create(s, capacity, elem_size, &why) != cudaSuccess) {
-        free(s);
-        fail_msg("grid scratch: %s", why);
-        return NULL; /* not reached */
-    }
-    return (warpred_grid_scratch *)wt_own(s, wt_release_scratch);
-}
-
-static void wt_scratch_free(warpred_grid_scratch *s)
-{
-    wt_disown(s);
-    const cudaError_t err = warpred_grid_scratch_destroy(s);
-    free(s);
-    WT_CUDA(err);
-}
+#include "wt_plans.h" /* grid scratches owned by the running test: wt_grid_scratch, wt_grid_scratch_free */
 
 /* Each thread of the grid contributes in[global linear thread index]. */
 template <typename T, typename Op>
@@ -51,7 +23,7 @@ static uint64_t run_grid(dim3 grid, dim3 block, int launches, const T *fixed_inp
     const int op = wt_op_of<Op>::code;
     const size_t nblocks = (size_t)grid.x * grid.y * grid.z, nthreads = (size_t)block.x * block.y * block.z;
     const size_t count = nblocks * nthreads;
-    warpred_grid_scratch *scratch = wt_scratch_new((unsigned)nblocks, sizeof(T));
+    warpred_grid_scratch *scratch = wt_grid_scratch((unsigned)nblocks, sizeof(T));
     T *in = (T *)wt_host_alloc(count * sizeof(T)), *d_in = (T *)wt_dev_alloc(count * sizeof(T)), *d_out = (T *)wt_dev_alloc(sizeof(T)), got;
     int *d_winners = (int *)wt_dev_alloc(sizeof(int)), winners;
     uint64_t bits = 0;
@@ -76,7 +48,7 @@ static uint64_t run_grid(dim3 grid, dim3 block, int launches, const T *fixed_inp
     unsigned counter;
     wt_to_host(&counter, scratch->counter, sizeof counter);
     if (counter != 0) fail_msg("the counter was left at %u, not reset to 0", counter);
-    wt_scratch_free(scratch);
+    wt_grid_scratch_free(scratch);
     wt_dev_free(d_in);
     wt_dev_free(d_out);
     wt_dev_free(d_winners);
@@ -132,7 +104,7 @@ static void test_grid_overflow_is_reported_not_written(void **state)
     WT_NEED_GPU(state);
     const unsigned capacity = 8, blocks = 40, threads = 64;
     /* partials: capacity floats, then a canary region as large as the overflow would write */
-    warpred_grid_scratch *scratch = wt_scratch_new(capacity, sizeof(float));
+    warpred_grid_scratch *scratch = wt_grid_scratch(capacity, sizeof(float));
     float *region = (float *)wt_dev_alloc((size_t)blocks * sizeof(float));
     warpred_grid_scratch small = *scratch;
     small.partials = region; /* partials[0..capacity) are the scratch's; the rest is canary */
@@ -163,7 +135,7 @@ static void test_grid_overflow_is_reported_not_written(void **state)
     WT_LAUNCHED();
     wt_to_host(&out, d_out, sizeof out);
     assert_true(out == (float)(capacity * threads));
-    wt_scratch_free(scratch);
+    wt_grid_scratch_free(scratch);
     wt_dev_free(region);
     wt_dev_free(d_in);
     wt_dev_free(d_out);
@@ -188,19 +160,9 @@ static void test_scratch_create_rejects_bad_arguments(void **state)
     assert_true(warpred_grid_scratch_bytes(1000, 8) == 8000);
 }
 
-/* The usage snippet of grid_reduce.cuh. */
-// squared error, in one launch: out = sum (y - t)^2
-__global__ void squared_error(const float *y, const float *t, size_t n,
-                              warpred_grid_scratch scratch, float *out)
-{
-    float acc = 0.0f;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        float d = y[i] - t[i];
-        acc += d * d;
-    }
-    warpred_grid_reduce(acc, warpred_op_sum(), scratch, out);
-}
+/* The usage snippet of grid_reduce.cuh (the kernel squared_error and the host function
+   squared_errors), as the build copies it from the manual. */
+#include "snippets/grid_reduce.inc"
 
 static void test_doc_snippet(void **state)
 {
@@ -209,15 +171,13 @@ static void test_doc_snippet(void **state)
     float *d = (float *)wt_dev_alloc(7 * sizeof(float)), got;
     wt_to_dev(d, y, sizeof y);
     wt_to_dev(d + 3, t, sizeof t);
-    warpred_grid_scratch *scratch = wt_scratch_new(1024, sizeof(float));
-    for (int launch = 0; launch < 3; launch++) {
+    for (int launches = 1; launches <= 3; launches++) {
         wt_poison(d + 6, sizeof(float));
-        squared_error<<<1024, 256>>>(d, d + 3, 3, *scratch, d + 6);
+        WT_CUDA(squared_errors(d, d + 3, 3, d + 6, launches));
         WT_LAUNCHED();
         wt_to_host(&got, d + 6, sizeof got);
-        assert_true(got == 14.0f);
+        if (got != 14.0f) fail_msg("snippet after %d launches: %g, expected 14", launches, got);
     }
-    wt_scratch_free(scratch);
     wt_dev_free(d);
 }
 

@@ -2,7 +2,7 @@
    - the test oracle itself (wt_types.h): if the reference model were wrong, every GPU test would
      compare against a wrong answer;
    - the version: every header under warpred/ that defines WARPRED_VERSION_* agrees with
-     warpred/ops.cuh (the version's one home), WARPRED_VERSION == MAJOR * 10000 + MINOR * 100 + PATCH,
+     warpred/version.h (the version's one home, and the only header that defines it), WARPRED_VERSION == MAJOR * 10000 + MINOR * 100 + PATCH,
      each header's mixed-versions guard names that number, and CHANGELOG.md has the version's heading. */
 #include <warpred/warp_reduce.cuh>
 #include "wt_types.h"
@@ -117,7 +117,7 @@ static const char *wt_version_disagrees(const long v[WT_VERSION_FIELDS], const l
     if (v[WT_WHOLE] != v[WT_MAJOR] * 10000 + v[WT_MINOR] * 100 + v[WT_PATCH])
         return "WARPRED_VERSION is not MAJOR * 10000 + MINOR * 100 + PATCH";
     for (int i = 0; i < WT_GUARD; i++)
-        if (v[i] != ref[i]) return "a version field differs from warpred/ops.cuh";
+        if (v[i] != ref[i]) return "a version field differs from warpred/version.h";
     if (v[WT_GUARD] >= 0 && v[WT_GUARD] != ref[WT_WHOLE]) return "the mixed-versions guard (#elif WARPRED_VERSION != N) names another version";
     return NULL;
 }
@@ -151,14 +151,14 @@ static void test_version_parser_catches_disagreement(void **state)
 static void test_versions_agree_across_headers(void **state)
 {
     (void)state;
-    char *ops = wt_read_file(WT_REPO_DIR "/warpred/ops.cuh");
+    char *home = wt_read_file(WT_REPO_DIR "/warpred/version.h");
     long ref[WT_VERSION_FIELDS];
-    wt_versions_in(ops, ref);
-    wt_host_free(ops);
+    wt_versions_in(home, ref);
+    wt_host_free(home);
     for (int i = 0; i < WT_GUARD; i++)
-        if (ref[i] < 0) fail_msg("warpred/ops.cuh does not define %s", wt_version_names[i]);
+        if (ref[i] < 0) fail_msg("warpred/version.h does not define %s", wt_version_names[i]);
     const char *why = wt_version_disagrees(ref, ref);
-    if (why) fail_msg("warpred/ops.cuh: %s", why);
+    if (why) fail_msg("warpred/version.h: %s", why);
     /* the headers this program included carry the same numbers */
     assert_int_equal(WARPRED_VERSION_MAJOR, ref[WT_MAJOR]);
     assert_int_equal(WARPRED_VERSION_MINOR, ref[WT_MINOR]);
@@ -189,6 +189,7 @@ static void test_versions_agree_across_headers(void **state)
     closedir(dir);
     printf("[ INFO     ] version %ld.%ld.%ld (%ld): %d of %d headers carry it, all agree\n", ref[WT_MAJOR],
            ref[WT_MINOR], ref[WT_PATCH], ref[WT_WHOLE], carrying, headers);
+    if (carrying != 1) fail_msg("%d headers define the version; only warpred/version.h may (the others include it)", carrying);
 
     char heading[64];
     snprintf(heading, sizeof heading, "\n## %ld.%ld.%ld", ref[WT_MAJOR], ref[WT_MINOR], ref[WT_PATCH]);

@@ -137,6 +137,23 @@ static const char *const wt_grid_src =
     "         + warpred_block_allreduce_valid((double)x[1], warpred_op_sum(), 5);\n"
     "}\n";
 
+/* The value and operation protocols: vector types, a user struct, 64-bit integers, compound
+   operations, and the device-wide reduce's kernel (its host part is left out under NVRTC). */
+static const char *const wt_values_src =
+    "#include <warpred/warpred.cuh>\n"
+    "struct pt { float x, y, z; template <typename F> __device__ void warpred_members(F &f) { f(x); f(y); f(z); } };\n"
+    "__global__ void k(float2 *a, pt *b, long *c, unsigned long *d, warpred_extrema<float> *e, warpred_grid_scratch s) {\n"
+    "    a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_max());\n"
+    "    b[0] = warpred_warp_allreduce(b[threadIdx.x], warpred_op_sum());\n"
+    "    c[0] = warpred_block_allreduce<64>(c[threadIdx.x], warpred_op_sum());\n"
+    "    d[0] = warpred_warp_reduce(d[threadIdx.x], warpred_op_xor());\n"
+    "    warpred_grid_reduce(warpred_make_extrema(a[threadIdx.x].x), warpred_op_extrema(), s, e);\n"
+    "}\n"
+    "template __global__ void warpred__device_reduce_kernel<pt, pt, warpred_op_sum, warpred_xf_identity>(\n"
+    "    const pt *, size_t, warpred_grid_scratch, pt *, warpred_op_sum, warpred_xf_identity);\n"
+    "template __global__ void warpred__device_reduce_kernel<float, float, warpred_op_rsum, warpred_xf_identity>(\n"
+    "    const float *, size_t, warpred_grid_scratch, float *, warpred_op_rsum, warpred_xf_identity);\n";
+
 static const char *const wt_umbrella_src =
     "#include <warpred/warpred.cuh>\n"
     "__global__ void k(float *a) { a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_min()); }\n";
@@ -285,6 +302,7 @@ static void test_nvrtc_atomic_aggregate(void **state) { (void)state; wt_nvrtc_pt
 static void test_nvrtc_atomic_minmax(void **state) { (void)state; wt_nvrtc_ptx_all_archs("atomic_minmax", wt_minmax_src, 0); }
 static void test_nvrtc_grid_reduce(void **state) { (void)state; wt_nvrtc_ptx_all_archs("grid_reduce", wt_grid_src, 0); }
 static void test_nvrtc_umbrella(void **state) { (void)state; wt_nvrtc_ptx_all_archs("warpred", wt_umbrella_src, 0); }
+static void test_nvrtc_values(void **state) { (void)state; wt_nvrtc_ptx_all_archs("values", wt_values_src, 0); }
 static void test_nvrtc_half_types(void **state) { (void)state; wt_nvrtc_ptx_all_archs("half_types", wt_half_src, 1); }
 
 static void test_nvrtc_run_kernels_compile(void **state)
@@ -646,6 +664,7 @@ int main(void)
         WT_TEST(test_nvrtc_atomic_minmax),
         WT_TEST(test_nvrtc_grid_reduce),
         WT_TEST(test_nvrtc_umbrella),
+        WT_TEST(test_nvrtc_values),
         WT_TEST(test_nvrtc_half_types),
         WT_TEST(test_nvrtc_run_kernels_compile),
         WT_TEST(test_nvrtc_readme_cupy_recipe),

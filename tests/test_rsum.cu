@@ -1,6 +1,6 @@
-/* The reproducible sum (warpred/op_rsum.cuh), tested from its contract (/tmp/specs/RSUM.md,
-   issue #10 item 4) against an exact host reference (tests/wt_exact.h: the sum as a 2176-bit
-   fixed-point integer, rounded once to nearest-even).
+/* The reproducible sum (warpred/op_rsum.cuh), tested from its contract (the manual at the top of
+   op_rsum.cuh: its SEMANTICS and ACCURACY sections) against an exact host reference
+   (tests/wt_exact.h: the sum as a 2176-bit fixed-point integer, rounded once to nearest-even).
 
    Host (no GPU):
      - the reference itself on hand-computed cases: cancellation across the whole range, DBL_MAX +
@@ -36,10 +36,11 @@
        largest error seen is printed, with a plain float sum's for contrast.
 
    How strictly (wt_exact.h, WT_EXACT_BOUND / WT_EXACT_WINDOW): non-finite inputs decide the bits
-   always. Data whose values all lie within the window of exact summation (36 / 54 bits below the
-   largest; this file keeps to 30 / 48 bits where it can, and uses the contract's own hard cases -
-   subnormals only, FLT_MAX/DBL_MAX mixes - as they are) is "summed exactly before the final
-   rounding": a total F holds exactly (zero: +0) must have exactly those bits, an overflowing one
+   always. Data whose values all lie within the window of exact summation (lowest set bit at least
+   M * 2^-35 (float) / M * 2^-53 (double), op_rsum.cuh ACCURACY; this file keeps to 30 / 48 bits
+   below the largest where it can, and uses the manual's own hard cases - subnormals only,
+   FLT_MAX/DBL_MAX mixes - as they are) is summed exactly before the final rounding: a total F
+   holds exactly (zero: +0) must have exactly those bits, an overflowing one
    must be the infinity, any other be within 1 ulp. Elsewhere the documented bound:
    |value - exact| <= ulp(value) + n * M * 2^-36 (float) / 2^-54 (double). Whether a result is the
    correctly rounded sum is printed, not asserted (the contract promises 1 ulp, not 1/2). */
@@ -100,6 +101,21 @@ typedef struct {
     int device_mode;
 } hand_case;
 
+/* The cases whose values and sum are the same in float and double: zeros and the non-finite rules. */
+#define HAND_CASES_BOTH_TYPES                                                                      \
+    {"{-0}", 1, {-0.0}, 0, 1},                                                                     \
+    {"{-0, -0, -0, -0}", 4, {-0.0, -0.0, -0.0, -0.0}, 0, 1},                                       \
+    {"{+0, -0}", 2, {0.0, -0.0}, 0, 1},                                                            \
+    {"{1, -1}", 2, {1, -1}, 0, 1},                                                                 \
+    {"nothing", 0, {0}, 0, 1},                                                                     \
+    {"{+inf, 1}", 2, {INFINITY, 1}, INFINITY, 1},                                                  \
+    {"{-inf, 1}", 2, {-INFINITY, 1}, -INFINITY, 1},                                                \
+    {"{+inf, +inf}", 2, {INFINITY, INFINITY}, INFINITY, 1},                                        \
+    {"{+inf, -inf}", 2, {INFINITY, -INFINITY}, NAN, 1},                                            \
+    {"{NaN}", 1, {NAN}, NAN, 1},                                                                   \
+    {"{-NaN, 1}", 2, {-NAN, 1}, NAN, 1},                                                           \
+    {"{+inf, NaN}", 2, {INFINITY, NAN}, NAN, 1},
+
 static const hand_case float_cases[] = {
     {"{1e20, 1, -1e20} (the contract's example)", 3, {1e20f, 1, -1e20f}, 1, 0},
     {"{2^30, 1, -2^30}", 3, {0x1p30, 1, -0x1p30}, 1, 1},
@@ -118,18 +134,7 @@ static const hand_case float_cases[] = {
     {"largest subnormal + 2^-149 = FLT_MIN", 2, {0x1.fffffcp-127, 0x1p-149}, 0x1p-126, 1},
     {"2^-149 - 2^-149", 2, {0x1p-149, -0x1p-149}, 0, 1},
     {"FLT_MAX + 2^-149 - FLT_MAX", 3, {FLT_MAX, 0x1p-149, -FLT_MAX}, 0x1p-149, 0},
-    {"{-0}", 1, {-0.0}, 0, 1},
-    {"{-0, -0, -0, -0}", 4, {-0.0, -0.0, -0.0, -0.0}, 0, 1},
-    {"{+0, -0}", 2, {0.0, -0.0}, 0, 1},
-    {"{1, -1}", 2, {1, -1}, 0, 1},
-    {"nothing", 0, {0}, 0, 1},
-    {"{+inf, 1}", 2, {INFINITY, 1}, INFINITY, 1},
-    {"{-inf, 1}", 2, {-INFINITY, 1}, -INFINITY, 1},
-    {"{+inf, +inf}", 2, {INFINITY, INFINITY}, INFINITY, 1},
-    {"{+inf, -inf}", 2, {INFINITY, -INFINITY}, NAN, 1},
-    {"{NaN}", 1, {NAN}, NAN, 1},
-    {"{-NaN, 1}", 2, {-NAN, 1}, NAN, 1},
-    {"{+inf, NaN}", 2, {INFINITY, NAN}, NAN, 1},
+    HAND_CASES_BOTH_TYPES
     {"{FLT_MAX, FLT_MAX, -inf}", 3, {FLT_MAX, FLT_MAX, -INFINITY}, -INFINITY, 1},
 };
 
@@ -152,18 +157,7 @@ static const hand_case double_cases[] = {
     {"largest subnormal + 2^-1074 = DBL_MIN", 2, {0x0.fffffffffffffp-1022, 0x1p-1074}, 0x1p-1022, 1},
     {"2^-1074 - 2^-1074", 2, {0x1p-1074, -0x1p-1074}, 0, 1},
     {"DBL_MAX + 2^-1074 - DBL_MAX", 3, {DBL_MAX, 0x1p-1074, -DBL_MAX}, 0x1p-1074, 0},
-    {"{-0}", 1, {-0.0}, 0, 1},
-    {"{-0, -0, -0, -0}", 4, {-0.0, -0.0, -0.0, -0.0}, 0, 1},
-    {"{+0, -0}", 2, {0.0, -0.0}, 0, 1},
-    {"{1, -1}", 2, {1, -1}, 0, 1},
-    {"nothing", 0, {0}, 0, 1},
-    {"{+inf, 1}", 2, {INFINITY, 1}, INFINITY, 1},
-    {"{-inf, 1}", 2, {-INFINITY, 1}, -INFINITY, 1},
-    {"{+inf, +inf}", 2, {INFINITY, INFINITY}, INFINITY, 1},
-    {"{+inf, -inf}", 2, {INFINITY, -INFINITY}, NAN, 1},
-    {"{NaN}", 1, {NAN}, NAN, 1},
-    {"{-NaN, 1}", 2, {-NAN, 1}, NAN, 1},
-    {"{+inf, NaN}", 2, {INFINITY, NAN}, NAN, 1},
+    HAND_CASES_BOTH_TYPES
     {"{DBL_MAX, DBL_MAX, -inf}", 3, {DBL_MAX, DBL_MAX, -INFINITY}, -INFINITY, 1},
 };
 
@@ -671,14 +665,14 @@ template <typename F> __device__ void add_list(warpred_rsum<F> &acc, const F *x,
 {
     for (int j = begin; j < end; j++) {
         const F v = x[idx[j]];
-        if (j & 1) acc = warpred_op_rsum()(acc, warpred_rsum_of(v));
+        if (j & 1) acc = warpred_op_rsum()(acc, warpred_make_rsum(v));
         else warpred_rsum_add(acc, v);
     }
 }
 
 template <typename F> __device__ warpred_rsum<F> list_sum(const F *x, const int *idx, const int *offs, int t)
 {
-    warpred_rsum<F> acc = warpred_rsum_empty<F>();
+    warpred_rsum<F> acc = warpred_op_rsum::identity<warpred_rsum<F> >();
     add_list(acc, x, idx, offs[t], offs[t + 1]);
     return acc;
 }
@@ -689,11 +683,11 @@ template <typename F> __global__ void k_single(const F *x, int n, F *out)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    warpred_rsum<F> a = warpred_rsum_empty<F>();
+    warpred_rsum<F> a = warpred_op_rsum::identity<warpred_rsum<F> >();
     warpred_rsum_add(a, x[i]);
-    out[4 * i] = warpred_rsum_value(warpred_rsum_of(x[i]));
+    out[4 * i] = warpred_rsum_value(warpred_make_rsum(x[i]));
     out[4 * i + 1] = warpred_rsum_value(a);
-    out[4 * i + 2] = warpred_rsum_value(warpred_op_rsum()(warpred_rsum_of(x[i]), warpred_rsum_of(-x[i])));
+    out[4 * i + 2] = warpred_rsum_value(warpred_op_rsum()(warpred_make_rsum(x[i]), warpred_make_rsum(-x[i])));
     warpred_rsum_add(a, x[i]);
     out[4 * i + 3] = warpred_rsum_value(a);
 }
@@ -702,10 +696,10 @@ template <typename F> __global__ void k_single(const F *x, int n, F *out)
 template <typename F> __global__ void k_empty(F v, F *out)
 {
     typedef warpred_rsum<F> A;
-    out[0] = warpred_rsum_value(warpred_rsum_empty<F>());
+    out[0] = warpred_rsum_value(warpred_op_rsum::identity<warpred_rsum<F> >());
     out[1] = warpred_rsum_value(warpred_op_rsum::identity<A>());
-    out[2] = warpred_rsum_value(warpred_op_rsum()(warpred_op_rsum::identity<A>(), warpred_rsum_of(v)));
-    out[3] = warpred_rsum_value(warpred_op_rsum()(warpred_rsum_of(v), warpred_rsum_empty<F>()));
+    out[2] = warpred_rsum_value(warpred_op_rsum()(warpred_op_rsum::identity<A>(), warpred_make_rsum(v)));
+    out[3] = warpred_rsum_value(warpred_op_rsum()(warpred_make_rsum(v), warpred_op_rsum::identity<warpred_rsum<F> >()));
 }
 
 /* Hand case c (a block of 32 threads each): lane l < count holds value l, the others the
@@ -716,12 +710,12 @@ template <typename F> __global__ void k_cases(const F *vals, const int *first, c
     typedef warpred_rsum<F> A;
     const int c = blockIdx.x, lane = threadIdx.x, k = count[c];
     const F *v = vals + first[c];
-    const A r = warpred_warp_allreduce(lane < k ? warpred_rsum_of(v[lane]) : warpred_op_rsum::identity<A>(), warpred_op_rsum());
+    const A r = warpred_warp_allreduce(lane < k ? warpred_make_rsum(v[lane]) : warpred_op_rsum::identity<A>(), warpred_op_rsum());
     if (lane != 0) return;
     out[3 * c] = warpred_rsum_value(r);
-    A s = warpred_rsum_empty<F>(), t = warpred_rsum_empty<F>();
+    A s = warpred_op_rsum::identity<warpred_rsum<F> >(), t = warpred_op_rsum::identity<warpred_rsum<F> >();
     for (int j = 0; j < k; j++) warpred_rsum_add(s, v[j]);
-    for (int j = k - 1; j >= 0; j--) t = warpred_op_rsum()(warpred_rsum_of(v[j]), t);
+    for (int j = k - 1; j >= 0; j--) t = warpred_op_rsum()(warpred_make_rsum(v[j]), t);
     out[3 * c + 1] = warpred_rsum_value(s);
     out[3 * c + 2] = warpred_rsum_value(t);
 }
@@ -765,7 +759,7 @@ template <int BT, typename F> __global__ void k_block(const F *x, const int *idx
     const int nt = blockDim.x * blockDim.y * blockDim.z, tid = wt_block_tid(), g = blockIdx.x * nt + tid;
     A acc = list_sum(x, idx, offs, g);
     if (valid > 0 && tid >= valid) warpred_rsum_add(acc, (F)12345.5);
-    A r = warpred_rsum_empty<F>(), s = r;
+    A r = warpred_op_rsum::identity<warpred_rsum<F> >(), s = r;
     if constexpr (BT > 0) wt_block_calls_static<BT>(acc, warpred_op_rsum(), valid, tid, &r, &s);
     else wt_block_calls(acc, warpred_op_rsum(), valid, tid, &r, &s);
     if (tid == 0) red[blockIdx.x] = warpred_rsum_value(r);
@@ -783,7 +777,7 @@ __global__ void k_grid_lists(const F *x, const int *idx, const int *offs, warpre
 template <typename F> __global__ void k_grid_stride(const F *x, size_t n, warpred_grid_scratch scratch, warpred_rsum<F> *out)
 {
     const size_t nt = (size_t)blockDim.x * blockDim.y * blockDim.z, stride = nt * gridDim.x;
-    warpred_rsum<F> acc = warpred_rsum_empty<F>();
+    warpred_rsum<F> acc = warpred_op_rsum::identity<warpred_rsum<F> >();
     for (size_t i = blockIdx.x * nt + wt_block_tid(); i < n; i += stride) warpred_rsum_add(acc, x[i]);
     (void)warpred_grid_reduce(acc, warpred_op_rsum(), scratch, out);
 }
@@ -892,32 +886,6 @@ template <int BT, typename F> static uint64_t run_block(const F *d_x, size_t n, 
     return W::bits(red[0]);
 }
 
-static void release_scratch(void *p)
-{
-    warpred_grid_scratch_destroy((warpred_grid_scratch *)p);
-    free(p);
-}
-
-static warpred_grid_scratch *scratch_new(unsigned blocks, size_t bytes)
-{
-    warpred_grid_scratch *s = (warpred_grid_scratch *)malloc(sizeof *s);
-    if (s == NULL) fail_msg("out of host memory");
-    const char *why = NULL;
-    if (warpred_grid_scratch_create(s, blocks, bytes, &why) != cudaSuccess) {
-        free(s);
-        fail_msg("warpred_grid_scratch_create: %s", why);
-    }
-    return (warpred_grid_scratch *)wt_own(s, release_scratch);
-}
-
-static void scratch_free(warpred_grid_scratch *s)
-{
-    wt_disown(s);
-    const cudaError_t err = warpred_grid_scratch_destroy(s);
-    free(s);
-    WT_CUDA(err);
-}
-
 /* Finishes an accumulator in device memory with a 1-thread kernel; returns the bits. */
 template <typename F> static uint64_t finish(const warpred_rsum<F> *d_acc)
 {
@@ -936,7 +904,7 @@ template <int BT, typename F> static uint64_t run_grid(const F *d_x, size_t n, i
 {
     typedef warpred_rsum<F> A;
     const int nt = (int)(shape.x * shape.y * shape.z);
-    warpred_grid_scratch *scratch = scratch_new((unsigned)blocks, sizeof(A));
+    warpred_grid_scratch *scratch = wt_grid_scratch((unsigned)blocks, sizeof(A));
     A *d_acc = (A *)wt_dev_alloc(sizeof(A));
     int *d_idx = NULL, *d_offs = NULL;
     if (how >= 0) upload_assignment(n, blocks * nt, blocks * nt, how, 1, &d_idx, &d_offs);
@@ -946,8 +914,7 @@ template <int BT, typename F> static uint64_t run_grid(const F *d_x, size_t n, i
         if (how >= 0) k_grid_lists<BT, F><<<blocks, shape>>>(d_x, d_idx, d_offs, *scratch, d_acc);
         else k_grid_stride<F><<<blocks, shape>>>(d_x, n, *scratch, d_acc);
         WT_LAUNCHED();
-        const char *why = NULL;
-        if (warpred_grid_scratch_status(scratch, &why) != cudaSuccess) fail_msg("grid scratch: %s", why);
+        wt_grid_scratch_ok(scratch, "rsum grid");
         const uint64_t bits = finish(d_acc);
         if (rep == 0) first = bits;
         else if (bits != first)
@@ -959,36 +926,8 @@ template <int BT, typename F> static uint64_t run_grid(const F *d_x, size_t n, i
         wt_dev_free(d_offs);
     }
     wt_dev_free(d_acc);
-    scratch_free(scratch);
+    wt_grid_scratch_free(scratch);
     return first;
-}
-
-/* plans owned by the running test */
-static void release_plan(void *p)
-{
-    warpred_device_plan_destroy((warpred_device_plan *)p);
-    free(p);
-}
-
-static warpred_device_plan *plan_new(void)
-{
-    warpred_device_plan *plan = (warpred_device_plan *)malloc(sizeof *plan);
-    if (plan == NULL) fail_msg("out of host memory");
-    const char *why = NULL;
-    const cudaError_t err = warpred_device_plan_create(plan, 0, &why);
-    if (err != cudaSuccess) {
-        free(plan);
-        fail_msg("warpred_device_plan_create: %s (%s)", cudaGetErrorString(err), why);
-    }
-    return (warpred_device_plan *)wt_own(plan, release_plan);
-}
-
-static void plan_free(warpred_device_plan *plan)
-{
-    wt_disown(plan);
-    const cudaError_t err = warpred_device_plan_destroy(plan);
-    free(plan);
-    WT_CUDA(err);
 }
 
 /* warpred_device_reduce over d_in[0..n) into a F (acc_out 0) or into a warpred_rsum<F> finished
@@ -1075,7 +1014,7 @@ template <typename F> static void run_single(void)
         pair_same = one;
         wt_exact_add(&pair_same, (double)x[i]);
         char what[160];
-        snprintf(what, sizeof what, "one value %.9g (bits %llx) via warpred_rsum_of", (double)x[i], (unsigned long long)W::bits(x[i]));
+        snprintf(what, sizeof what, "one value %.9g (bits %llx) via warpred_make_rsum", (double)x[i], (unsigned long long)W::bits(x[i]));
         expect_sum(&one, out[4 * i], WT_EXACT_WINDOW, what);
         snprintf(what, sizeof what, "one value %.9g (bits %llx) via warpred_rsum_add", (double)x[i], (unsigned long long)W::bits(x[i]));
         expect_sum(&one, out[4 * i + 1], WT_EXACT_WINDOW, what);
@@ -1168,6 +1107,34 @@ template <typename F> static F *make_data(size_t n, size_t room, int kind, F **d
     return x;
 }
 
+/* The loop of each level's test: for each of sizes[0..nsizes) and each data set of
+   kinds[0..nkinds) (an empty input is one data set), the data on the host and on the device
+   (`spare` elements more than n in each), configs(&rs, x, d_x, n, s, k) noting the bits of every
+   configuration it runs (s, k: the size's and the data set's positions in the lists), then the
+   check: every configuration gave the same bits, and they pass the contract against the exact sum
+   (an empty sum: +0). */
+template <typename F, typename Configs>
+static void run_level(const char *level, const size_t *sizes, size_t nsizes, const int *kinds, size_t nkinds, size_t spare, Configs configs)
+{
+    for (size_t s = 0; s < nsizes; s++)
+        for (size_t k = 0; k < nkinds; k++) {
+            const size_t n = sizes[s];
+            if (n == 0 && k > 0) break;
+            F *d_x;
+            F *x = make_data(n, n + spare, kinds[k], &d_x);
+            results rs;
+            rs.count = 0;
+            configs(&rs, (const F *)x, (const F *)d_x, n, s, k);
+            char what[120];
+            snprintf(what, sizeof what, "%s level, %s, n %zu", level, n ? k_name[kinds[k]] : "nothing", n);
+            wt_exact a;
+            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
+            if (n == 0 && rs.bits[0] != 0) fail_msg("%s %s: bits %llx, expected +0", fname<F>(), what, (unsigned long long)rs.bits[0]);
+            wt_dev_free(d_x);
+            wt_host_free(x);
+        }
+}
+
 /* The warp level alone: every mode and assignment over small and larger sets. */
 template <typename F> static void run_warp_level(void)
 {
@@ -1176,23 +1143,11 @@ template <typename F> static void run_warp_level(void)
     const int modes[] = {WT_FULL, SEG8, 1, 2, 17, 31, 32};
     const int quick = wt_quick(); /* under the sanitizer: fewer sizes, data sets and assignments */
     const size_t nsizes = quick ? 2 : sizeof sizes / sizeof sizes[0], nkinds = quick ? 5 : sizeof kinds / sizeof kinds[0];
-    for (size_t s = 0; s < nsizes; s++)
-        for (size_t k = 0; k < nkinds; k++) {
-            const size_t n = sizes[s];
-            F *d_x;
-            F *x = make_data(n, n, kinds[k], &d_x);
-            results rs;
-            rs.count = 0;
-            for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
-                for (int how = 0; how < A_COUNT; how += quick ? 3 : 1)
-                    note(&rs, run_warp(d_x, n, modes[m], how), "warp mode %d, %s", modes[m], a_name[how]);
-            char what[120];
-            snprintf(what, sizeof what, "warp level, %s, n %zu", k_name[kinds[k]], n);
-            wt_exact a;
-            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
-            wt_dev_free(d_x);
-            wt_host_free(x);
-        }
+    run_level<F>("warp", sizes, nsizes, kinds, nkinds, 0, [&](results *rs, const F *, const F *d_x, size_t n, size_t, size_t) {
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+            for (int how = 0; how < A_COUNT; how += quick ? 3 : 1)
+                note(rs, run_warp(d_x, n, modes[m], how), "warp mode %d, %s", modes[m], a_name[how]);
+    });
 }
 
 static void test_warp_level(void **state)
@@ -1209,32 +1164,20 @@ template <typename F> static void run_block_level(void)
     const int kinds[] = {K_NORMAL, K_INTEGERS, K_CANCEL_NEAR, K_ZEROS, K_MAX_POS, K_NEG_INF};
     const dim3 shapes[] = {dim3(32), dim3(64), dim3(96), dim3(128), dim3(256), dim3(1000), dim3(1024), dim3(16, 8), dim3(10, 10, 10), dim3(7, 5, 3)};
     const size_t nsizes = wt_quick() ? 1 : sizeof sizes / sizeof sizes[0], nkinds = wt_quick() ? 3 : sizeof kinds / sizeof kinds[0];
-    for (size_t s = 0; s < nsizes; s++)
-        for (size_t k = 0; k < nkinds; k++) {
-            const size_t n = sizes[s];
-            F *d_x;
-            F *x = make_data(n, n, kinds[k], &d_x);
-            results rs;
-            rs.count = 0;
-            for (size_t b = 0; b < sizeof shapes / sizeof shapes[0]; b++) {
-                const dim3 sh = shapes[b];
-                const int nt = (int)(sh.x * sh.y * sh.z), how = (int)((b + s + k) % A_COUNT);
-                note(&rs, run_block<0>(d_x, n, sh, 0, how), "block (%u,%u,%u), %s", sh.x, sh.y, sh.z, a_name[how]);
-                const int valid = b % 3 == 0 ? 1 : b % 3 == 1 ? nt - 1 : nt / 2 + 1;
-                if (valid > 0 && valid < nt)
-                    note(&rs, run_block<0>(d_x, n, sh, valid, (how + 1) % A_COUNT), "block (%u,%u,%u) valid %d", sh.x, sh.y, sh.z, valid);
-            }
-            note(&rs, run_block<256>(d_x, n, dim3(256), 0, A_RANDOM), "block <256>");
-            note(&rs, run_block<256>(d_x, n, dim3(16, 16), 0, A_ROUND_ROBIN), "block <256> as 16x16");
-            note(&rs, run_block<256>(d_x, n, dim3(256), 200, A_CHUNKS), "block <256> valid 200");
-            note(&rs, run_block<1024>(d_x, n, dim3(1024), 0, A_RANDOM), "block <1024>");
-            char what[120];
-            snprintf(what, sizeof what, "block level, %s, n %zu", k_name[kinds[k]], n);
-            wt_exact a;
-            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
-            wt_dev_free(d_x);
-            wt_host_free(x);
+    run_level<F>("block", sizes, nsizes, kinds, nkinds, 0, [&](results *rs, const F *, const F *d_x, size_t n, size_t s, size_t k) {
+        for (size_t b = 0; b < sizeof shapes / sizeof shapes[0]; b++) {
+            const dim3 sh = shapes[b];
+            const int nt = (int)(sh.x * sh.y * sh.z), how = (int)((b + s + k) % A_COUNT);
+            note(rs, run_block<0>(d_x, n, sh, 0, how), "block (%u,%u,%u), %s", sh.x, sh.y, sh.z, a_name[how]);
+            const int valid = b % 3 == 0 ? 1 : b % 3 == 1 ? nt - 1 : nt / 2 + 1;
+            if (valid > 0 && valid < nt)
+                note(rs, run_block<0>(d_x, n, sh, valid, (how + 1) % A_COUNT), "block (%u,%u,%u) valid %d", sh.x, sh.y, sh.z, valid);
         }
+        note(rs, run_block<256>(d_x, n, dim3(256), 0, A_RANDOM), "block <256>");
+        note(rs, run_block<256>(d_x, n, dim3(16, 16), 0, A_ROUND_ROBIN), "block <256> as 16x16");
+        note(rs, run_block<256>(d_x, n, dim3(256), 200, A_CHUNKS), "block <256> valid 200");
+        note(rs, run_block<1024>(d_x, n, dim3(1024), 0, A_RANDOM), "block <1024>");
+    });
 }
 
 static void test_block_level(void **state)
@@ -1250,27 +1193,15 @@ template <typename F> static void run_grid_level(void)
     const size_t sizes[] = {1000, 100003, 1};
     const int kinds[] = {K_UNIFORM, K_WIDE, K_SUBNORMAL, K_MAX_FITS, K_NAN};
     const size_t nsizes = wt_quick() ? 1 : sizeof sizes / sizeof sizes[0];
-    for (size_t s = 0; s < nsizes; s++)
-        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-            const size_t n = sizes[s];
-            F *d_x;
-            F *x = make_data(n, n, kinds[k], &d_x);
-            results rs;
-            rs.count = 0;
-            note(&rs, run_grid<0>(d_x, n, 1, dim3(32), A_RANDOM), "grid 1 x 32, random lists");
-            note(&rs, run_grid<0>(d_x, n, 2, dim3(1000), A_CHUNKS), "grid 2 x 1000, chunks");
-            note(&rs, run_grid<0>(d_x, n, 7, dim3(8, 4, 3), A_RANDOM), "grid 7 x (8,4,3), random lists");
-            note(&rs, run_grid<256>(d_x, n, 64, dim3(256), A_ROUND_ROBIN), "grid 64 x <256>, round robin");
-            note(&rs, run_grid<0>(d_x, n, 300, dim3(96), A_ONE_THREAD), "grid 300 x 96, one thread");
-            note(&rs, run_grid<0>(d_x, n, 132, dim3(1024), -1), "grid 132 x 1024, stride");
-            note(&rs, run_grid<0>(d_x, n, 2000, dim3(32), -1), "grid 2000 x 32, stride");
-            char what[120];
-            snprintf(what, sizeof what, "grid level, %s, n %zu", k_name[kinds[k]], n);
-            wt_exact a;
-            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
-            wt_dev_free(d_x);
-            wt_host_free(x);
-        }
+    run_level<F>("grid", sizes, nsizes, kinds, sizeof kinds / sizeof kinds[0], 0, [&](results *rs, const F *, const F *d_x, size_t n, size_t, size_t) {
+        note(rs, run_grid<0>(d_x, n, 1, dim3(32), A_RANDOM), "grid 1 x 32, random lists");
+        note(rs, run_grid<0>(d_x, n, 2, dim3(1000), A_CHUNKS), "grid 2 x 1000, chunks");
+        note(rs, run_grid<0>(d_x, n, 7, dim3(8, 4, 3), A_RANDOM), "grid 7 x (8,4,3), random lists");
+        note(rs, run_grid<256>(d_x, n, 64, dim3(256), A_ROUND_ROBIN), "grid 64 x <256>, round robin");
+        note(rs, run_grid<0>(d_x, n, 300, dim3(96), A_ONE_THREAD), "grid 300 x 96, one thread");
+        note(rs, run_grid<0>(d_x, n, 132, dim3(1024), -1), "grid 132 x 1024, stride");
+        note(rs, run_grid<0>(d_x, n, 2000, dim3(32), -1), "grid 2000 x 32, stride");
+    });
 }
 
 static void test_grid_level(void **state)
@@ -1280,43 +1211,31 @@ static void test_grid_level(void **state)
     run_grid_level<double>();
 }
 
-/* The device level: sizes up to 2^24 + 5, offsets, shuffled, into an accumulator. */
+/* The device level: sizes up to 2^24 + 5 (not under the sanitizer: the sizes above 2^21), offsets,
+   shuffled, into an accumulator. */
 template <typename F> static void run_device_level(warpred_device_plan *plan)
 {
     const size_t sizes[] = {0, 1, 31, 1000, ((size_t)1 << 20) + 3, ((size_t)1 << 24) + 5};
     const int kinds[] = {K_UNIFORM, K_WIDE, K_INTEGERS, K_NAN};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        const size_t n = sizes[s];
-        if (n > ((size_t)1 << 21) && wt_quick()) continue;
-        for (size_t k = 0; k < (wt_quick() ? 2 : sizeof kinds / sizeof kinds[0]); k++) {
-            if (n == 0 && k > 0) break;
-            F *d_x;
-            F *x = make_data(n, n + 1, kinds[k], &d_x);
-            results rs;
-            rs.count = 0;
-            device_configs(&rs, plan, x, d_x, n);
-            note(&rs, run_grid<0>(d_x, n, 2000, dim3(128), -1), "grid 2000 x 128, stride");
-            char what[120];
-            snprintf(what, sizeof what, "device level, %s, n %zu", n ? k_name[kinds[k]] : "nothing", n);
-            wt_exact a;
-            expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
-            if (n == 0 && rs.bits[0] != 0) fail_msg("%s device level, n = 0: bits %llx, expected +0", fname<F>(), (unsigned long long)rs.bits[0]);
-            wt_dev_free(d_x);
-            wt_host_free(x);
-        }
-    }
+    size_t nsizes = 0; /* sizes ascend */
+    while (nsizes < sizeof sizes / sizeof sizes[0] && !(wt_quick() && sizes[nsizes] > ((size_t)1 << 21))) nsizes++;
+    run_level<F>("device", sizes, nsizes, kinds, wt_quick() ? 2 : sizeof kinds / sizeof kinds[0], 1,
+                 [&](results *rs, const F *x, const F *d_x, size_t n, size_t, size_t) {
+                     device_configs(rs, plan, x, d_x, n);
+                     note(rs, run_grid<0>(d_x, n, 2000, dim3(128), -1), "grid 2000 x 128, stride");
+                 });
 }
 
 static void test_device_level(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new();
+    warpred_device_plan *plan = wt_device_plan(0);
     if (plan->value_bytes != 64)
         fail_msg("a plan created with value_bytes 0 serves %u bytes; the contract says 64 (warpred_rsum<double> is %zu)", plan->value_bytes,
                  sizeof(warpred_rsum<double>));
     run_device_level<float>(plan);
     run_device_level<double>(plan);
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
 /* n > warpred_rsum_max_count is refused before anything is launched: through a fake plan
@@ -1325,13 +1244,7 @@ static void test_device_level(void **state)
 static void test_too_many_rejected(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan fake;
-    memset(&fake, 0, sizeof fake);
-    fake.scratch.partials = (void *)256;
-    fake.scratch.counter = (unsigned *)512;
-    fake.scratch.capacity = 1;
-    fake.max_blocks = 1;
-    fake.value_bytes = 64;
+    warpred_device_plan fake = wt_fake_device_plan(64);
     WT_CUDA(cudaGetDevice(&fake.device));
     const size_t n = (size_t)warpred_rsum_max_count + 1;
     const char *why = NULL;
@@ -1345,7 +1258,7 @@ static void test_too_many_rejected(void **state)
     if (why == NULL || why[0] == '\0' || strcmp(why, "no error") == 0) fail_msg("no message for n = 2^40");
     WT_LAUNCHED();
 
-    warpred_device_plan *plan = plan_new();
+    warpred_device_plan *plan = wt_device_plan(0);
     float *d_x = (float *)wt_dev_alloc(64 * sizeof(float)), *d_out = (float *)wt_dev_alloc(sizeof(float));
     warpred_rsum<float> *d_acc = (warpred_rsum<float> *)wt_dev_alloc(sizeof(warpred_rsum<float>));
     err = warpred_device_reduce(plan, d_x, n, d_out, warpred_op_rsum(), 0, &why);
@@ -1358,18 +1271,12 @@ static void test_too_many_rejected(void **state)
     wt_to_host(&got, d_out, sizeof got);
     wt_to_host(&acc, d_acc, sizeof acc);
     if (!wt_is_poison(got) || !wt_is_poison(acc)) fail_msg("a refused call wrote its output");
-    plan_free(plan);
+    wt_device_plan_free(plan);
 }
 
-/* The usage snippets of op_rsum.cuh. The kernel verbatim: */
-__global__ void row_sums(const float *x, int cols, float *out)      // a block per row
-{
-    warpred_rsum<float> acc = warpred_rsum_empty<float>();
-    for (int c = threadIdx.x; c < cols; c += blockDim.x)
-        warpred_rsum_add(acc, x[blockIdx.x * cols + c]);
-    acc = warpred_block_reduce(acc, warpred_op_rsum());
-    if (threadIdx.x == 0) out[blockIdx.x] = warpred_rsum_value(acc);
-}
+/* The usage snippets of op_rsum.cuh, as the build copies them from the manual
+   (scripts/snippets.py): the kernel row_sums and the host function reproducible_total. */
+#include "snippets/op_rsum.inc"
 
 /* Rows: every order of {1e8, 1, -1e8, 0.5} (24 rows) at several block sizes: 1.5 exactly each
    time; then the host call of the second snippet on the same 96 values: 36 exactly. */
@@ -1401,19 +1308,13 @@ static void test_doc_snippets(void **state)
                 fail_msg("snippet row %d {%g, %g, %g, %g} with %d threads: %.9g, expected 1.5", r, (double)x[r * COLS], (double)x[r * COLS + 1],
                          (double)x[r * COLS + 2], (double)x[r * COLS + 3], threads[t], (double)out[r]);
     }
-    warpred_device_plan plan;
-    const char *why;
-    if (warpred_device_plan_create(&plan, 0, &why) != cudaSuccess) fail_msg("plan: %s", why);
+    warpred_device_plan *owned = wt_device_plan(0);
     const size_t n = ROWS * COLS;
     float *out1 = d_out;
     wt_poison(out1, sizeof(float));
-    {
-        float *out = out1;
-        const float *x = d_x;
-        WT_CUDA(warpred_device_reduce(&plan, x, n, out, warpred_op_rsum()));   // out: float * (or double *)
-    }
+    WT_CUDA(reproducible_total(owned, d_x, n, out1));
     WT_LAUNCHED();
-    WT_CUDA(warpred_device_plan_destroy(&plan));
+    wt_device_plan_free(owned);
     float total;
     wt_to_host(&total, out1, sizeof total);
     if (total != 36.0f) fail_msg("snippet device call: %.9g, expected 36", (double)total);
@@ -1460,7 +1361,7 @@ template <typename F> static void run_reproducible(warpred_device_plan *plan, in
 static void test_reproducible_everywhere(void **state)
 {
     WT_NEED_GPU(state);
-    warpred_device_plan *plan = plan_new();
+    warpred_device_plan *plan = wt_device_plan(0);
     const size_t n = wt_quick() ? 10007 : 100003;
     for (int kind = 0; kind < K_COUNT; kind++) {
         /* under the sanitizer: four data sets (what it checks does not depend on the values) */
@@ -1474,7 +1375,7 @@ static void test_reproducible_everywhere(void **state)
             run_reproducible<float>(plan, kind, 1000003);
             run_reproducible<double>(plan, kind, 1000003);
         }
-    plan_free(plan);
+    wt_device_plan_free(plan);
     printf("[ INFO     ] largest error over every GPU result so far: float %.3g ulp (%llu steps from correctly rounded), "
            "double %.3g ulp (%llu steps)\n", max_err_ulps[0], max_steps[0], max_err_ulps[1], max_steps[1]);
 }

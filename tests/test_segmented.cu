@@ -23,11 +23,8 @@ struct wt_affine_op {
     }
 };
 
-template <int Op> struct wt_seg_op;
-template <> struct wt_seg_op<WT_SUM> { typedef warpred_op_sum type; };
-template <> struct wt_seg_op<WT_MIN> { typedef warpred_op_min type; };
-template <> struct wt_seg_op<WT_MAX> { typedef warpred_op_max type; };
-template <> struct wt_seg_op<WT_MIN_NUM> { typedef warpred_op_min_num type; };
+/* the operation type of a code: wt_types.h's, and the two of this file */
+template <int Op> struct wt_seg_op : wt_op_type<Op> {};
 template <> struct wt_seg_op<WT_AFFINE> { typedef wt_affine_op type; };
 template <> struct wt_seg_op<WT_ARG> { typedef warpred_op_argmax type; };
 
@@ -334,20 +331,9 @@ static void test_by_flags(void **state)
     }
 }
 
-/* The usage snippets from the top of warp_segmented.cuh, verbatim. */
-__global__ void per_key(const int *keys, const float *vals, float *sums)  // one warp
-{
-    int lane = threadIdx.x;
-    float s = warpred_warp_allreduce_by_key(vals[lane], keys[lane], warpred_op_sum());
-    sums[lane] = s;
-}
-
-__global__ void per_run(const float *vals, const int *heads, float *sums)  // one warp
-{
-    int lane = threadIdx.x;
-    float s = warpred_warp_reduce_by_flags(vals[lane], heads[lane] != 0, warpred_op_sum());
-    if (lane == 0 || heads[lane]) sums[lane] = s;
-}
+/* The usage snippets of warp_segmented.cuh (the kernels per_key and per_run), as the build copies
+   them from the manual (scripts/snippets.py). */
+#include "snippets/warp_segmented.inc"
 
 static void test_doc_snippets(void **state)
 {

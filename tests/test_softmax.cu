@@ -89,15 +89,15 @@ template <typename F> static int same_softmax(warpred_softmax<F> a, warpred_soft
 template <typename F> __global__ void k_rules(warpred_softmax<F> *out)
 {
     const F inf = (F)INFINITY;
-    const warpred_softmax<F> e = warpred_softmax_of(-inf);
-    out[0] = warpred_softmax_of((F)3);
+    const warpred_softmax<F> e = warpred_make_softmax(-inf);
+    out[0] = warpred_make_softmax((F)3);
     out[1] = e;
-    out[2] = warpred_softmax_of(inf);
+    out[2] = warpred_make_softmax(inf);
     out[3] = warpred_op_softmax()(e, e);
-    out[4] = warpred_op_softmax()(warpred_softmax_of((F)1), e);
-    out[5] = warpred_op_softmax()(warpred_softmax_of(inf), warpred_softmax_of(inf));
+    out[4] = warpred_op_softmax()(warpred_make_softmax((F)1), e);
+    out[5] = warpred_op_softmax()(warpred_make_softmax(inf), warpred_make_softmax(inf));
     out[6] = warpred_op_softmax::identity<warpred_softmax<F> >();
-    out[7] = warpred_op_softmax()(warpred_softmax_of((F)2), warpred_softmax_of((F)NAN));
+    out[7] = warpred_op_softmax()(warpred_make_softmax((F)2), warpred_make_softmax((F)NAN));
 }
 
 template <typename F> static void run_rules(void)
@@ -132,51 +132,23 @@ template <int W, typename F>
 __global__ void k_warp(const F *x, const int *modes, warpred_softmax<F> *red, warpred_softmax<F> *all)
 {
     const int i = blockIdx.x * 32 + threadIdx.x;
-    wt_warp_calls<W>(warpred_softmax_of(x[i]), warpred_op_softmax(), modes[blockIdx.x], red + i, all + i);
+    wt_warp_calls<W>(warpred_make_softmax(x[i]), warpred_op_softmax(), modes[blockIdx.x], red + i, all + i);
 }
 
 template <int W, typename F> static void run_warp(int kind)
 {
     typedef warpred_softmax<F> S;
-    enum { NWARPS = WT_MODE_WARPS };
-    int modes[NWARPS];
-    wt_warp_modes(modes);
-    const size_t n = NWARPS * 32;
-    F *x = (F *)malloc(n * sizeof(F));
-    S *red = (S *)malloc(n * sizeof(S)), *all = (S *)malloc(n * sizeof(S));
+    const size_t n = WT_MODE_WARPS * 32;
+    F *x = (F *)wt_host_alloc(n * sizeof(F)), *d_x = (F *)wt_dev_alloc(n * sizeof(F));
     fill_row(x, n, kind);
-    F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-    S *d_red = (S *)wt_dev_alloc(n * sizeof(S)), *d_all = (S *)wt_dev_alloc(n * sizeof(S));
-    int *d_modes = (int *)wt_dev_alloc(sizeof modes);
     wt_to_dev(d_x, x, n * sizeof(F));
-    wt_to_dev(d_modes, modes, sizeof modes);
-    k_warp<W, F><<<NWARPS, 32>>>(d_x, d_modes, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, n * sizeof(S));
-    wt_to_host(all, d_all, n * sizeof(S));
-    for (int b = 0; b < NWARPS; b++)
-        for (int seg = 0; seg < 32; seg += W) {
-            int pos[32], stray;
-            const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
-            if (stray >= 0)
-                fail_msg("softmax %s width %d mode %d: lane %d did not call but was written", fname<F>(), W, modes[b], stray);
-            if (k == 0) continue;
-            char why[400];
-            if (!check_softmax(x, pos, k, red[pos[0]], why, sizeof why))
-                fail_msg("softmax %s width %d, warp mode %d, %s rows, reduce of segment at lane %d: %s", fname<F>(), W, modes[b],
-                         r_name[kind], seg, why);
-            for (int j = 0; j < k; j++)
-                if (!same_softmax(all[pos[j]], all[pos[0]]) || !check_softmax(x, pos, k, all[pos[j]], why, sizeof why))
-                    fail_msg("softmax %s width %d, warp mode %d, %s rows, allreduce lane %d: %s (or differs from the first lane)",
-                             fname<F>(), W, modes[b], r_name[kind], pos[j] % 32, why);
-        }
+    char what[120];
+    snprintf(what, sizeof what, "softmax %s, %s rows", fname<F>(), r_name[kind]);
+    wt_run_warps<S>(
+        what, W, [&](const int *d_modes, S *d_red, S *d_all) { k_warp<W, F><<<WT_MODE_WARPS, 32>>>(d_x, d_modes, d_red, d_all); },
+        [&](const int *pos, int k, S got, char *why, size_t len) { return check_softmax(x, pos, k, got, why, len); }, same_softmax<F>);
     wt_dev_free(d_x);
-    wt_dev_free(d_red);
-    wt_dev_free(d_all);
-    wt_dev_free(d_modes);
-    free(x);
-    free(red);
-    free(all);
+    wt_host_free(x);
 }
 
 static void test_warp(void **state)
@@ -202,14 +174,14 @@ template <typename F>
 __global__ void k_block(const F *x, int valid, warpred_softmax<F> *red, warpred_softmax<F> *all)
 {
     const int tid = wt_block_tid(), i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
-    wt_block_calls(warpred_softmax_of(x[i]), warpred_op_softmax(), valid, tid, red + blockIdx.x, all + i);
+    wt_block_calls(warpred_make_softmax(x[i]), warpred_op_softmax(), valid, tid, red + blockIdx.x, all + i);
 }
 
 template <int BT, typename F>
 __global__ void k_block_static(const F *x, int valid, warpred_softmax<F> *red, warpred_softmax<F> *all)
 {
     const int tid = wt_block_tid(), i = blockIdx.x * BT + tid;
-    wt_block_calls_static<BT>(warpred_softmax_of(x[i]), warpred_op_softmax(), valid, tid, red + blockIdx.x, all + i);
+    wt_block_calls_static<BT>(warpred_make_softmax(x[i]), warpred_op_softmax(), valid, tid, red + blockIdx.x, all + i);
 }
 
 /* valid > 0: the inputs past the first `valid` are NaN: counting one shows. */
@@ -219,43 +191,22 @@ static void run_block(dim3 shape, int blocks, int kind, int valid, void (*kernel
     typedef warpred_softmax<F> S;
     const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
     const size_t n = (size_t)blocks * nthreads;
-    F *x = (F *)malloc(n * sizeof(F));
-    S *red = (S *)malloc(blocks * sizeof(S)), *all = (S *)malloc(n * sizeof(S));
+    F *x = (F *)wt_host_alloc(n * sizeof(F)), *d_x = (F *)wt_dev_alloc(n * sizeof(F));
     fill_row(x, n, kind);
     for (size_t i = 0; i < n; i++)
         if ((int)(i % nthreads) >= counted) x[i] = (F)NAN;
-    F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-    S *d_red = (S *)wt_dev_alloc(blocks * sizeof(S)), *d_all = (S *)wt_dev_alloc(n * sizeof(S));
     wt_to_dev(d_x, x, n * sizeof(F));
-    if (kernel) kernel<<<blocks, shape>>>(d_x, valid, d_red, d_all);
-    else k_block<F><<<blocks, shape>>>(d_x, valid, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, blocks * sizeof(S));
-    wt_to_host(all, d_all, n * sizeof(S));
-    int *pos = (int *)malloc(counted * sizeof(int));
-    for (int b = 0; b < blocks; b++) {
-        for (int t = 0; t < counted; t++) pos[t] = b * nthreads + t;
-        char why[400];
-        if (!check_softmax(x, pos, counted, red[b], why, sizeof why))
-            fail_msg("softmax %s block (%u,%u,%u) #%d, %s rows, first %d values, reduce: %s", fname<F>(), shape.x, shape.y, shape.z,
-                     b, r_name[kind], counted, why);
-        /* thread 0 against the reference once; every thread has its bits (a per-thread reference
-           check would cost O(n^2) on the host) */
-        if (!check_softmax(x, pos, counted, all[(size_t)b * nthreads], why, sizeof why))
-            fail_msg("softmax %s block (%u,%u,%u) #%d, %s rows, allreduce thread 0: %s", fname<F>(), shape.x, shape.y, shape.z, b, r_name[kind], why);
-        for (int t = 1; t < nthreads; t++) {
-            const S got = all[(size_t)b * nthreads + t];
-            if (!same_softmax(got, all[(size_t)b * nthreads]))
-                fail_msg("softmax %s block (%u,%u,%u) #%d, %s rows, allreduce thread %d differs from thread 0", fname<F>(), shape.x, shape.y, shape.z, b, r_name[kind], t);
-        }
-    }
-    free(pos);
+    char what[120];
+    snprintf(what, sizeof what, "softmax %s, %s rows", fname<F>(), r_name[kind]);
+    wt_run_blocks<S>(
+        what, shape, blocks, counted,
+        [&](S *d_red, S *d_all) {
+            if (kernel) kernel<<<blocks, shape>>>(d_x, valid, d_red, d_all);
+            else k_block<F><<<blocks, shape>>>(d_x, valid, d_red, d_all);
+        },
+        [&](const int *pos, int k, S got, char *why, size_t len) { return check_softmax(x, pos, k, got, why, len); }, same_softmax<F>);
     wt_dev_free(d_x);
-    wt_dev_free(d_red);
-    wt_dev_free(d_all);
-    free(x);
-    free(red);
-    free(all);
+    wt_host_free(x);
 }
 
 static const dim3 wt_shapes[] = {dim3(1), dim3(2), dim3(17), dim3(32), dim3(33), dim3(96), dim3(255), dim3(1000), dim3(1024),
@@ -297,8 +248,8 @@ __global__ void k_back_to_back(const float *x, const double *y, warpred_softmax<
     const int n = blockDim.x * blockDim.y * blockDim.z;
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const int i = blockIdx.x * n + tid;
-    warpred_softmax<float> a = warpred_block_allreduce(warpred_softmax_of(x[i]), warpred_op_softmax());
-    warpred_softmax<double> b = warpred_block_reduce(warpred_softmax_of(y[i]), warpred_op_softmax());
+    warpred_softmax<float> a = warpred_block_allreduce(warpred_make_softmax(x[i]), warpred_op_softmax());
+    warpred_softmax<double> b = warpred_block_reduce(warpred_make_softmax(y[i]), warpred_op_softmax());
     float c = warpred_block_reduce(x[i], warpred_op_max());
     if (tid == 0) {
         o2[blockIdx.x] = b;
@@ -315,16 +266,14 @@ static void test_block_back_to_back(void **state)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int n = shapes[s].x * shapes[s].y * shapes[s].z;
         const size_t count = (size_t)BLOCKS * n;
-        float *x = (float *)malloc(count * sizeof(float));
-        double *y = (double *)malloc(count * sizeof(double));
+        float *x = (float *)wt_host_alloc(count * sizeof(float));
+        double *y = (double *)wt_host_alloc(count * sizeof(double));
         fill_row(x, count, R_SOME_NINF);
         fill_row(y, count, R_RANDOM);
-        float *d_x = (float *)wt_dev_alloc(count * sizeof(float)), *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
-        double *d_y = (double *)wt_dev_alloc(count * sizeof(double));
+        float *d_x = (float *)wt_dev_copy(x, count * sizeof(float)), *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
+        double *d_y = (double *)wt_dev_copy(y, count * sizeof(double));
         warpred_softmax<float> *d_o1 = (warpred_softmax<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<float>));
         warpred_softmax<double> *d_o2 = (warpred_softmax<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<double>));
-        wt_to_dev(d_x, x, count * sizeof(float));
-        wt_to_dev(d_y, y, count * sizeof(double));
         k_back_to_back<<<BLOCKS, shapes[s]>>>(d_x, d_y, d_o1, d_o2, d_o3);
         WT_LAUNCHED();
         warpred_softmax<float> o1[BLOCKS];
@@ -333,19 +282,14 @@ static void test_block_back_to_back(void **state)
         wt_to_host(o1, d_o1, sizeof o1);
         wt_to_host(o2, d_o2, sizeof o2);
         wt_to_host(o3, d_o3, sizeof o3);
-        int *pos = (int *)malloc(n * sizeof(int));
-        for (int b = 0; b < BLOCKS; b++) {
+        wt_each_block(BLOCKS, n, [&](int b, const int *pos) {
             char why[400];
-            for (int t = 0; t < n; t++) pos[t] = b * n + t;
             if (!check_softmax(x, pos, n, o1[b], why, sizeof why)) fail_msg("back to back #1, block size %d: %s", n, why);
             if (!check_softmax(y, pos, n, o2[b], why, sizeof why)) fail_msg("back to back #2, block size %d: %s", n, why);
-            wt_ref<float> ref;
-            ref.fold(WT_MAX, x + (size_t)b * n, n);
-            if (!ref.matches(WT_MAX, o3[b], n, why, sizeof why)) fail_msg("back to back #3 (float max), block size %d: %s", n, why);
-        }
-        free(pos);
-        free(x);
-        free(y);
+            if (!wt_ref_check(WT_MAX, x, pos, n, o3[b], why, sizeof why)) fail_msg("back to back #3 (float max), block size %d: %s", n, why);
+        });
+        wt_host_free(x);
+        wt_host_free(y);
         wt_dev_free(d_x);
         wt_dev_free(d_y);
         wt_dev_free(d_o1);
@@ -363,7 +307,7 @@ __global__ void k_grid(const F *x, warpred_grid_scratch scratch, warpred_softmax
 {
     const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
     const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    warpred_grid_reduce(warpred_softmax_of(x[(size_t)blockIdx.x * nthreads + tid]), warpred_op_softmax(), scratch, out);
+    warpred_grid_reduce(warpred_make_softmax(x[(size_t)blockIdx.x * nthreads + tid]), warpred_op_softmax(), scratch, out);
 }
 
 template <typename F> static void run_grid(int blocks, dim3 shape, int kind)
@@ -371,32 +315,19 @@ template <typename F> static void run_grid(int blocks, dim3 shape, int kind)
     typedef warpred_softmax<F> S;
     const int nthreads = shape.x * shape.y * shape.z;
     const size_t n = (size_t)blocks * nthreads;
-    warpred_grid_scratch scratch;
-    const char *why_scratch;
-    if (warpred_grid_scratch_create(&scratch, (unsigned)blocks, sizeof(S), &why_scratch) != cudaSuccess) fail_msg("scratch: %s", why_scratch);
-    F *x = (F *)malloc(n * sizeof(F)), *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-    S *d_out = (S *)wt_dev_alloc(sizeof(S)), got = S(), first = S();
-    int *pos = (int *)malloc(n * sizeof(int));
+    F *x = (F *)wt_host_alloc(n * sizeof(F)), *d_x = (F *)wt_dev_alloc(n * sizeof(F));
+    int *pos = (int *)wt_host_alloc(n * sizeof(int));
     for (size_t i = 0; i < n; i++) pos[i] = (int)i;
     fill_row(x, n, kind);
     wt_to_dev(d_x, x, n * sizeof(F));
-    for (int r = 0; r < 3; r++) {
-        wt_poison(d_out, sizeof(S));
-        k_grid<F><<<blocks, shape>>>(d_x, scratch, d_out);
-        WT_LAUNCHED();
-        wt_to_host(&got, d_out, sizeof(S));
-        char why[400];
-        if (!check_softmax(x, pos, (int)n, got, why, sizeof why))
-            fail_msg("softmax %s grid of %d x (%u,%u,%u), %s rows, run %d: %s", fname<F>(), blocks, shape.x, shape.y, shape.z,
-                     r_name[kind], r, why);
-        if (r == 0) first = got;
-        else if (!same_softmax(got, first)) fail_msg("softmax grid of %d blocks: run %d differs from run 0", blocks, r);
-    }
-    WT_CUDA(warpred_grid_scratch_destroy(&scratch));
+    char what[160];
+    snprintf(what, sizeof what, "softmax %s, %s rows, grid of %d x (%u,%u,%u)", fname<F>(), r_name[kind], blocks, shape.x, shape.y, shape.z);
+    wt_run_grid<S>(
+        what, blocks, 3, NULL, [&](warpred_grid_scratch scratch, S *d_out) { k_grid<F><<<blocks, shape>>>(d_x, scratch, d_out); },
+        [&](S got, char *why, size_t len) { return check_softmax(x, pos, (int)n, got, why, len); }, same_softmax<F>);
     wt_dev_free(d_x);
-    wt_dev_free(d_out);
-    free(x);
-    free(pos);
+    wt_host_free(x);
+    wt_host_free(pos);
 }
 
 static void test_grid(void **state)
@@ -410,17 +341,9 @@ static void test_grid(void **state)
         }
 }
 
-/* The usage snippet from the top of op_softmax.cuh, verbatim. */
-__global__ void softmax_rows(const float *x, int cols, float *y)   // one block per row
-{
-    const float *row = x + (size_t)blockIdx.x * cols;
-    warpred_softmax<float> p = warpred_op_softmax::identity<warpred_softmax<float> >();
-    for (int c = threadIdx.x; c < cols; c += blockDim.x)
-        p = warpred_op_softmax()(p, warpred_softmax_of(row[c]));
-    p = warpred_block_allreduce(p, warpred_op_softmax());
-    for (int c = threadIdx.x; c < cols; c += blockDim.x)
-        y[(size_t)blockIdx.x * cols + c] = expf(row[c] - p.max) / p.sum;
-}
+/* The usage snippet of op_softmax.cuh (the kernel softmax_rows), as the build copies it from the
+   manual (scripts/snippets.py). */
+#include "snippets/op_softmax.inc"
 
 static void test_doc_snippet(void **state)
 {

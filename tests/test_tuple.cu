@@ -16,17 +16,8 @@
 #include "wt_compound.h"
 #include "wt_kernels.h"
 
-/* Maps a wt_op code to the warpred op type. */
-template <int Op> struct wt_opt;
-template <> struct wt_opt<WT_SUM> { typedef warpred_op_sum type; };
-template <> struct wt_opt<WT_MIN> { typedef warpred_op_min type; };
-template <> struct wt_opt<WT_MAX> { typedef warpred_op_max type; };
-template <> struct wt_opt<WT_MIN_NUM> { typedef warpred_op_min_num type; };
-template <> struct wt_opt<WT_MAX_NUM> { typedef warpred_op_max_num type; };
-template <> struct wt_opt<WT_XOR> { typedef warpred_op_xor type; };
-
 /* ------------------------------------------------------------------------------------------
-   host side: one description per arity (members, their ops, fill, check)
+   host side: the members of each arity, their ops, fill, check
    ------------------------------------------------------------------------------------------ */
 
 template <typename Tup, typename T>
@@ -68,98 +59,59 @@ template <typename T> static T member_loud(int op)
     }
 }
 
-template <typename T> static int same(T a, T b) { return wt_type<T>::bits(a) == wt_type<T>::bits(b); }
+/* T, from the type of a pointer to a member of type T */
+template <typename P> struct wt_member_type;
+template <typename C, typename T> struct wt_member_type<T C::*> { typedef T type; };
 
-template <typename Tup> struct wt_tup;
-
-template <typename A, typename B> struct wt_tup<warpred_tuple2<A, B> > {
+/* The members of each arity, as pointers to members: each(fn) calls fn(m, &Tup::vm) in order. */
+template <typename Tup> struct wt_members;
+template <typename A, typename B> struct wt_members<warpred_tuple2<A, B> > {
     typedef warpred_tuple2<A, B> Tup;
-    enum { members = 2 };
-    static Tup random(const int *ops, int special)
-    {
-        Tup t;
-        t.v0 = member_input<A>(ops[0], special);
-        t.v1 = member_input<B>(ops[1], special);
-        return t;
-    }
-    static Tup loud(const int *ops)
-    {
-        Tup t;
-        t.v0 = member_loud<A>(ops[0]);
-        t.v1 = member_loud<B>(ops[1]);
-        return t;
-    }
-    static int check(const int *ops, const Tup *in, const int *pos, int k, Tup got, char *why, size_t len)
-    {
-        return check_member(0, ops[0], in, &Tup::v0, pos, k, got.v0, why, len) &&
-               check_member(1, ops[1], in, &Tup::v1, pos, k, got.v1, why, len);
-    }
-    static int equal(Tup a, Tup b) { return same(a.v0, b.v0) && same(a.v1, b.v1); }
+    template <typename Fn> static void each(Fn fn) { fn(0, &Tup::v0); fn(1, &Tup::v1); }
 };
-
-template <typename A, typename B, typename C> struct wt_tup<warpred_tuple3<A, B, C> > {
+template <typename A, typename B, typename C> struct wt_members<warpred_tuple3<A, B, C> > {
     typedef warpred_tuple3<A, B, C> Tup;
-    enum { members = 3 };
-    static Tup random(const int *ops, int special)
-    {
-        Tup t;
-        t.v0 = member_input<A>(ops[0], special);
-        t.v1 = member_input<B>(ops[1], special);
-        t.v2 = member_input<C>(ops[2], special);
-        return t;
-    }
-    static Tup loud(const int *ops)
-    {
-        Tup t;
-        t.v0 = member_loud<A>(ops[0]);
-        t.v1 = member_loud<B>(ops[1]);
-        t.v2 = member_loud<C>(ops[2]);
-        return t;
-    }
-    static int check(const int *ops, const Tup *in, const int *pos, int k, Tup got, char *why, size_t len)
-    {
-        return check_member(0, ops[0], in, &Tup::v0, pos, k, got.v0, why, len) &&
-               check_member(1, ops[1], in, &Tup::v1, pos, k, got.v1, why, len) &&
-               check_member(2, ops[2], in, &Tup::v2, pos, k, got.v2, why, len);
-    }
-    static int equal(Tup a, Tup b) { return same(a.v0, b.v0) && same(a.v1, b.v1) && same(a.v2, b.v2); }
+    template <typename Fn> static void each(Fn fn) { fn(0, &Tup::v0); fn(1, &Tup::v1); fn(2, &Tup::v2); }
+};
+template <typename A, typename B, typename C, typename D> struct wt_members<warpred_tuple4<A, B, C, D> > {
+    typedef warpred_tuple4<A, B, C, D> Tup;
+    template <typename Fn> static void each(Fn fn) { fn(0, &Tup::v0); fn(1, &Tup::v1); fn(2, &Tup::v2); fn(3, &Tup::v3); }
 };
 
-template <typename A, typename B, typename C, typename D> struct wt_tup<warpred_tuple4<A, B, C, D> > {
-    typedef warpred_tuple4<A, B, C, D> Tup;
-    enum { members = 4 };
+/* The host side of a tuple type, member by member (ops[m]: member m's op code). */
+template <typename Tup> struct wt_tup {
+    typedef wt_members<Tup> M;
     static Tup random(const int *ops, int special)
     {
         Tup t;
-        t.v0 = member_input<A>(ops[0], special);
-        t.v1 = member_input<B>(ops[1], special);
-        t.v2 = member_input<C>(ops[2], special);
-        t.v3 = member_input<D>(ops[3], special);
+        M::each([&](int m, auto mem) { t.*mem = member_input<typename wt_member_type<decltype(mem)>::type>(ops[m], special); });
         return t;
     }
     static Tup loud(const int *ops)
     {
         Tup t;
-        t.v0 = member_loud<A>(ops[0]);
-        t.v1 = member_loud<B>(ops[1]);
-        t.v2 = member_loud<C>(ops[2]);
-        t.v3 = member_loud<D>(ops[3]);
+        M::each([&](int m, auto mem) { t.*mem = member_loud<typename wt_member_type<decltype(mem)>::type>(ops[m]); });
         return t;
     }
+    /* every member against the single-operation reference over in[pos[0..k-1]] */
     static int check(const int *ops, const Tup *in, const int *pos, int k, Tup got, char *why, size_t len)
     {
-        return check_member(0, ops[0], in, &Tup::v0, pos, k, got.v0, why, len) &&
-               check_member(1, ops[1], in, &Tup::v1, pos, k, got.v1, why, len) &&
-               check_member(2, ops[2], in, &Tup::v2, pos, k, got.v2, why, len) &&
-               check_member(3, ops[3], in, &Tup::v3, pos, k, got.v3, why, len);
+        int ok = 1;
+        M::each([&](int m, auto mem) { ok = ok && check_member(m, ops[m], in, mem, pos, k, got.*mem, why, len); });
+        return ok;
     }
-    static int equal(Tup a, Tup b) { return same(a.v0, b.v0) && same(a.v1, b.v1) && same(a.v2, b.v2) && same(a.v3, b.v3); }
+    static int equal(Tup a, Tup b)
+    {
+        int eq = 1;
+        M::each([&](int, auto mem) { eq = eq && wt_same_bits(a.*mem, b.*mem); });
+        return eq;
+    }
 };
 
 /* The configurations under test: the tuple type, its op type, and the op codes. */
-#define WT_OPS2(a, b) warpred_op_tuple2<wt_opt<a>::type, wt_opt<b>::type>
-#define WT_OPS3(a, b, c) warpred_op_tuple3<wt_opt<a>::type, wt_opt<b>::type, wt_opt<c>::type>
-#define WT_OPS4(a, b, c, d) warpred_op_tuple4<wt_opt<a>::type, wt_opt<b>::type, wt_opt<c>::type, wt_opt<d>::type>
+#define WT_OPS2(a, b) warpred_op_tuple2<wt_op_type<a>::type, wt_op_type<b>::type>
+#define WT_OPS3(a, b, c) warpred_op_tuple3<wt_op_type<a>::type, wt_op_type<b>::type, wt_op_type<c>::type>
+#define WT_OPS4(a, b, c, d) warpred_op_tuple4<wt_op_type<a>::type, wt_op_type<b>::type, wt_op_type<c>::type, wt_op_type<d>::type>
 
 /* sum, min, max of floats: the common case */
 typedef warpred_tuple3<float, float, float> T_smm;
@@ -197,42 +149,17 @@ template <int W, typename Tup, typename Op>
 static void run_warp(const int *ops, const char *name, int special)
 {
     typedef wt_tup<Tup> H;
-    enum { NWARPS = WT_MODE_WARPS };
-    int modes[NWARPS];
-    wt_warp_modes(modes);
-    const size_t n = NWARPS * 32, bytes = n * sizeof(Tup);
-    Tup *in = (Tup *)malloc(bytes), *red = (Tup *)malloc(bytes), *all = (Tup *)malloc(bytes);
+    const size_t n = WT_MODE_WARPS * 32, bytes = n * sizeof(Tup);
+    Tup *in = (Tup *)wt_host_alloc(bytes), *d_in = (Tup *)wt_dev_alloc(bytes);
     for (size_t i = 0; i < n; i++) in[i] = H::random(ops, special);
-    Tup *d_in = (Tup *)wt_dev_alloc(bytes), *d_red = (Tup *)wt_dev_alloc(bytes), *d_all = (Tup *)wt_dev_alloc(bytes);
-    int *d_modes = (int *)wt_dev_alloc(sizeof modes);
     wt_to_dev(d_in, in, bytes);
-    wt_to_dev(d_modes, modes, sizeof modes);
-    wt_k_warp<W, Tup, Op><<<NWARPS, 32>>>(d_in, d_modes, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, bytes);
-    wt_to_host(all, d_all, bytes);
-    for (int b = 0; b < NWARPS; b++)
-        for (int seg = 0; seg < 32; seg += W) {
-            int pos[32], stray;
-            const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
-            if (stray >= 0) fail_msg("%s width %d warp mode %d: lane %d did not call but was written", name, W, modes[b], stray);
-            if (k == 0) continue;
-            char why[500];
-            if (!H::check(ops, in, pos, k, red[b * 32 + seg], why, sizeof why))
-                fail_msg("%s width %d, warp mode %d%s, reduce of segment at lane %d: %s", name, W, modes[b],
-                         special ? " (special values)" : "", seg, why);
-            for (int j = 0; j < k; j++)
-                if (!H::equal(all[pos[j]], all[pos[0]]) || !H::check(ops, in, pos, k, all[pos[j]], why, sizeof why))
-                    fail_msg("%s width %d, warp mode %d, allreduce lane %d of segment at lane %d: %s (or differs from the "
-                             "first lane)", name, W, modes[b], pos[j] % 32, seg, why);
-        }
+    char what[200];
+    snprintf(what, sizeof what, "%s%s", name, special ? " (special values)" : "");
+    wt_run_warps<Tup>(
+        what, W, [&](const int *d_modes, Tup *d_red, Tup *d_all) { wt_k_warp<W, Tup, Op><<<WT_MODE_WARPS, 32>>>(d_in, d_modes, d_red, d_all); },
+        [&](const int *pos, int k, Tup got, char *why, size_t len) { return H::check(ops, in, pos, k, got, why, len); }, H::equal);
     wt_dev_free(d_in);
-    wt_dev_free(d_red);
-    wt_dev_free(d_all);
-    wt_dev_free(d_modes);
-    free(in);
-    free(red);
-    free(all);
+    wt_host_free(in);
 }
 
 static void test_warp(void **state)
@@ -282,42 +209,23 @@ static void run_block(const int *ops, const char *name, dim3 shape, int blocks, 
     typedef wt_tup<Tup> H;
     const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
     const size_t n = (size_t)blocks * nthreads, bytes = n * sizeof(Tup);
-    Tup *in = (Tup *)malloc(bytes), *red = (Tup *)malloc(blocks * sizeof(Tup)), *all = (Tup *)malloc(bytes);
+    Tup *in = (Tup *)wt_host_alloc(bytes), *d_in = (Tup *)wt_dev_alloc(bytes);
     for (size_t i = 0; i < n; i++) {
         in[i] = H::random(ops, special);
         if ((int)(i % nthreads) >= counted) in[i] = H::loud(ops);
     }
-    Tup *d_in = (Tup *)wt_dev_alloc(bytes), *d_red = (Tup *)wt_dev_alloc(blocks * sizeof(Tup)), *d_all = (Tup *)wt_dev_alloc(bytes);
     wt_to_dev(d_in, in, bytes);
-    if (kernel) kernel<<<blocks, shape>>>(d_in, valid, d_red, d_all);
-    else k_block<Tup, Op><<<blocks, shape>>>(d_in, valid, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, blocks * sizeof(Tup));
-    wt_to_host(all, d_all, bytes);
-    int *pos = (int *)malloc(counted * sizeof(int));
-    for (int b = 0; b < blocks; b++) {
-        for (int t = 0; t < counted; t++) pos[t] = b * nthreads + t;
-        char why[500];
-        if (!H::check(ops, in, pos, counted, red[b], why, sizeof why))
-            fail_msg("%s block (%u,%u,%u) #%d, first %d values%s, reduce: %s", name, shape.x, shape.y, shape.z, b, counted,
-                     special ? " (special values)" : "", why);
-        /* thread 0 against the reference once; every thread has its bits (a per-thread reference
-           check would cost O(n^2) on the host) */
-        if (!H::check(ops, in, pos, counted, all[(size_t)b * nthreads], why, sizeof why))
-            fail_msg("%s block (%u,%u,%u) #%d, allreduce thread 0: %s", name, shape.x, shape.y, shape.z, b, why);
-        for (int t = 1; t < nthreads; t++) {
-            const Tup got = all[(size_t)b * nthreads + t];
-            if (!H::equal(got, all[(size_t)b * nthreads]))
-                fail_msg("%s block (%u,%u,%u) #%d, allreduce thread %d differs from thread 0", name, shape.x, shape.y, shape.z, b, t);
-        }
-    }
-    free(pos);
+    char what[200];
+    snprintf(what, sizeof what, "%s%s", name, special ? " (special values)" : "");
+    wt_run_blocks<Tup>(
+        what, shape, blocks, counted,
+        [&](Tup *d_red, Tup *d_all) {
+            if (kernel) kernel<<<blocks, shape>>>(d_in, valid, d_red, d_all);
+            else k_block<Tup, Op><<<blocks, shape>>>(d_in, valid, d_red, d_all);
+        },
+        [&](const int *pos, int k, Tup got, char *why, size_t len) { return H::check(ops, in, pos, k, got, why, len); }, H::equal);
     wt_dev_free(d_in);
-    wt_dev_free(d_red);
-    wt_dev_free(d_all);
-    free(in);
-    free(red);
-    free(all);
+    wt_host_free(in);
 }
 
 static const dim3 wt_shapes[] = {dim3(1), dim3(17), dim3(32), dim3(33), dim3(96), dim3(256), dim3(1000), dim3(1024),
@@ -389,21 +297,18 @@ static void test_block_back_to_back(void **state)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int n = shapes[s].x * shapes[s].y * shapes[s].z;
         const size_t count = (size_t)BLOCKS * n;
-        T_smm *a = (T_smm *)malloc(count * sizeof(T_smm));
-        T_mixed4 *b = (T_mixed4 *)malloc(count * sizeof(T_mixed4));
-        T_half3 *c = (T_half3 *)malloc(count * sizeof(T_half3));
+        T_smm *a = (T_smm *)wt_host_alloc(count * sizeof(T_smm));
+        T_mixed4 *b = (T_mixed4 *)wt_host_alloc(count * sizeof(T_mixed4));
+        T_half3 *c = (T_half3 *)wt_host_alloc(count * sizeof(T_half3));
         for (size_t i = 0; i < count; i++) {
             a[i] = wt_tup<T_smm>::random(ops_smm, 1);
             b[i] = wt_tup<T_mixed4>::random(ops_mixed4, 1);
             c[i] = wt_tup<T_half3>::random(ops_half3, 1);
         }
-        T_smm *d_a = (T_smm *)wt_dev_alloc(count * sizeof(T_smm)), *d_oa = (T_smm *)wt_dev_alloc(BLOCKS * sizeof(T_smm));
+        T_smm *d_a = (T_smm *)wt_dev_copy(a, count * sizeof(T_smm)), *d_oa = (T_smm *)wt_dev_alloc(BLOCKS * sizeof(T_smm));
         T_smm *d_ol = (T_smm *)wt_dev_alloc(BLOCKS * sizeof(T_smm));
-        T_mixed4 *d_b = (T_mixed4 *)wt_dev_alloc(count * sizeof(T_mixed4)), *d_ob = (T_mixed4 *)wt_dev_alloc(BLOCKS * sizeof(T_mixed4));
-        T_half3 *d_c = (T_half3 *)wt_dev_alloc(count * sizeof(T_half3)), *d_oc = (T_half3 *)wt_dev_alloc(BLOCKS * sizeof(T_half3));
-        wt_to_dev(d_a, a, count * sizeof(T_smm));
-        wt_to_dev(d_b, b, count * sizeof(T_mixed4));
-        wt_to_dev(d_c, c, count * sizeof(T_half3));
+        T_mixed4 *d_b = (T_mixed4 *)wt_dev_copy(b, count * sizeof(T_mixed4)), *d_ob = (T_mixed4 *)wt_dev_alloc(BLOCKS * sizeof(T_mixed4));
+        T_half3 *d_c = (T_half3 *)wt_dev_copy(c, count * sizeof(T_half3)), *d_oc = (T_half3 *)wt_dev_alloc(BLOCKS * sizeof(T_half3));
         k_back_to_back<<<BLOCKS, shapes[s]>>>(d_a, d_b, d_c, d_oa, d_ob, d_oc, d_ol);
         WT_LAUNCHED();
         T_smm oa[BLOCKS], ol[BLOCKS];
@@ -413,17 +318,14 @@ static void test_block_back_to_back(void **state)
         wt_to_host(ob, d_ob, sizeof ob);
         wt_to_host(oc, d_oc, sizeof oc);
         wt_to_host(ol, d_ol, sizeof ol);
-        int *pos = (int *)malloc(n * sizeof(int));
-        for (int blk = 0; blk < BLOCKS; blk++) {
+        wt_each_block(BLOCKS, n, [&](int blk, const int *pos) {
             char why[500];
-            for (int t = 0; t < n; t++) pos[t] = blk * n + t;
             if (!wt_tup<T_smm>::check(ops_smm, a, pos, n, oa[blk], why, sizeof why)) fail_msg("back to back, first call, block size %d: %s", n, why);
             if (!wt_tup<T_mixed4>::check(ops_mixed4, b, pos, n, ob[blk], why, sizeof why)) fail_msg("back to back, second call, block size %d: %s", n, why);
             if (!wt_tup<T_half3>::check(ops_half3, c, pos, n, oc[blk], why, sizeof why)) fail_msg("back to back, third call, block size %d: %s", n, why);
             /* the loop's last round is a permutation of the block's values: same reference */
             if (!wt_tup<T_smm>::check(ops_smm, a, pos, n, ol[blk], why, sizeof why)) fail_msg("back to back, loop, block size %d: %s", n, why);
-        }
-        free(pos);
+        });
         wt_dev_free(d_a);
         wt_dev_free(d_b);
         wt_dev_free(d_c);
@@ -431,9 +333,9 @@ static void test_block_back_to_back(void **state)
         wt_dev_free(d_ob);
         wt_dev_free(d_oc);
         wt_dev_free(d_ol);
-        free(a);
-        free(b);
-        free(c);
+        wt_host_free(a);
+        wt_host_free(b);
+        wt_host_free(c);
     }
 }
 
@@ -455,35 +357,22 @@ static void run_grid(const int *ops, const char *name, int blocks, dim3 shape, i
     typedef wt_tup<Tup> H;
     const int nthreads = shape.x * shape.y * shape.z;
     const size_t n = (size_t)blocks * nthreads;
-    warpred_grid_scratch scratch;
-    const char *why_scratch;
-    if (warpred_grid_scratch_create(&scratch, (unsigned)blocks, sizeof(Tup), &why_scratch) != cudaSuccess)
-        fail_msg("scratch: %s", why_scratch);
-    Tup *in = (Tup *)malloc(n * sizeof(Tup)), *d_in = (Tup *)wt_dev_alloc(n * sizeof(Tup)), *d_out = (Tup *)wt_dev_alloc(sizeof(Tup));
-    int *pos = (int *)malloc(n * sizeof(int));
+    Tup *in = (Tup *)wt_host_alloc(n * sizeof(Tup)), *d_in = (Tup *)wt_dev_alloc(n * sizeof(Tup));
+    int *pos = (int *)wt_host_alloc(n * sizeof(int));
     for (size_t i = 0; i < n; i++) {
         in[i] = H::random(ops, 1);
         pos[i] = (int)i;
     }
     wt_to_dev(d_in, in, n * sizeof(Tup));
-    Tup first;
-    for (int r = 0; r < repeats; r++) {
-        Tup got;
-        wt_poison(d_out, sizeof(Tup));
-        k_grid<Tup, Op><<<blocks, shape>>>(d_in, scratch, d_out);
-        WT_LAUNCHED();
-        wt_to_host(&got, d_out, sizeof(Tup));
-        char why[500];
-        if (!H::check(ops, in, pos, (int)n, got, why, sizeof why))
-            fail_msg("%s grid of %d x (%u,%u,%u), run %d: %s", name, blocks, shape.x, shape.y, shape.z, r, why);
-        if (r == 0) first = got;
-        else if (!H::equal(got, first)) fail_msg("%s grid of %d blocks: run %d differs from run 0 (not deterministic)", name, blocks, r);
-    }
-    WT_CUDA(warpred_grid_scratch_destroy(&scratch));
+    char what[200];
+    snprintf(what, sizeof what, "%s, grid of %d x (%u,%u,%u)", name, blocks, shape.x, shape.y, shape.z);
+    wt_run_grid<Tup>(
+        what, blocks, repeats, NULL,
+        [&](warpred_grid_scratch scratch, Tup *d_out) { k_grid<Tup, Op><<<blocks, shape>>>(d_in, scratch, d_out); },
+        [&](Tup got, char *why, size_t len) { return H::check(ops, in, pos, (int)n, got, why, len); }, H::equal);
     wt_dev_free(d_in);
-    wt_dev_free(d_out);
-    free(in);
-    free(pos);
+    wt_host_free(in);
+    wt_host_free(pos);
 }
 
 static void test_grid(void **state)
@@ -544,7 +433,7 @@ static void test_same_bits_as_separate_calls(void **state)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int nthreads = cases[c].shape.x * cases[c].shape.y * cases[c].shape.z, blocks = 4;
         const size_t n = (size_t)blocks * nthreads, bytes = n * sizeof(T_mixed4);
-        T_mixed4 *in = (T_mixed4 *)malloc(bytes), *t = (T_mixed4 *)malloc(bytes), *s = (T_mixed4 *)malloc(bytes);
+        T_mixed4 *in = (T_mixed4 *)wt_host_alloc(bytes), *t = (T_mixed4 *)wt_host_alloc(bytes), *s = (T_mixed4 *)wt_host_alloc(bytes);
         for (size_t i = 0; i < n; i++) in[i] = wt_tup<T_mixed4>::random(ops_mixed4, 1);
         T_mixed4 *d_in = (T_mixed4 *)wt_dev_alloc(bytes), *d_t = (T_mixed4 *)wt_dev_alloc(bytes), *d_s = (T_mixed4 *)wt_dev_alloc(bytes);
         wt_to_dev(d_in, in, bytes);
@@ -578,9 +467,9 @@ static void test_same_bits_as_separate_calls(void **state)
         wt_dev_free(d_in);
         wt_dev_free(d_t);
         wt_dev_free(d_s);
-        free(in);
-        free(t);
-        free(s);
+        wt_host_free(in);
+        wt_host_free(t);
+        wt_host_free(s);
     }
 }
 
@@ -619,17 +508,9 @@ static void test_helpers_and_identity(void **state)
     wt_dev_free(d_d);
 }
 
-/* The usage snippet from the top of op_tuple.cuh, verbatim. */
-__global__ void summary(const float *x, int n, float *out)   // one block
-{
-    const auto op = warpred_make_op_tuple(warpred_op_sum(), warpred_op_min(), warpred_op_max(),
-                                          warpred_op_sum());
-    const float inf = __int_as_float(0x7f800000);
-    warpred_tuple4<float, float, float, int> acc = warpred_make_tuple(0.0f, inf, -inf, 0);
-    for (int i = threadIdx.x; i < n; i += blockDim.x) acc = op(acc, warpred_make_tuple(x[i], x[i], x[i], 1));
-    acc = warpred_block_reduce(acc, op);
-    if (threadIdx.x == 0) { out[0] = acc.v0; out[1] = acc.v1; out[2] = acc.v2; out[3] = (float)acc.v3; }
-}
+/* The usage snippet of op_tuple.cuh (the kernel summary), as the build copies it from the manual
+   (scripts/snippets.py). */
+#include "snippets/op_tuple.inc"
 
 static void test_doc_snippet(void **state)
 {

@@ -7,33 +7,10 @@
 #include <warpred/warpred.cuh>
 #include "wt.h"
 
-/* ---- the manuals' snippets (value.cuh, operation.cuh) ---- */
+/* ---- the manuals' snippets: particle and centre (value.cuh), op_absmax and peak (operation.cuh) ---- */
 
-struct particle { float x, y, z; };           // 12 bytes
-template <> struct warpred_value<particle> {
-    template <typename F> static __device__ void members(particle &p, F &f) { f(p.x); f(p.y); f(p.z); }
-};
-
-__global__ void centre(const particle *p, particle *out)   // one warp
-{
-    particle s = warpred_warp_reduce(p[threadIdx.x], warpred_op_sum());   // member by member
-    if (threadIdx.x == 0) *out = s;
-}
-
-struct op_absmax {                   // the largest magnitude, of any integer or float
-    template <typename T> __device__ T operator()(T a, T b) const
-    {
-        const double fa = fabs((double)a), fb = fabs((double)b);
-        return fa < fb || (fa == fb && a < b) ? b : a;   // ties: the larger value, so a op b == b op a
-    }
-    template <typename T> static __device__ T identity(void) { return (T)0; }
-};
-
-__global__ void peak(const float *x, float *out)      // one block of 256
-{
-    float p = warpred_block_reduce<256>(x[threadIdx.x], op_absmax());
-    if (threadIdx.x == 0) *out = p;
-}
+#include "snippets/value.inc"
+#include "snippets/operation.inc"
 
 /* A padded struct (4 bytes of padding after count) that describes itself. */
 struct tally {

@@ -94,10 +94,10 @@ template <typename F> static int same_welford(warpred_welford<F> a, warpred_welf
 
 template <typename F> static const char *fname(void) { return sizeof(F) == 4 ? "float" : "double"; }
 
-/* One value per lane: present ? warpred_welford_of(x) : the empty partial. */
+/* One value per lane: present ? warpred_make_welford(x) : the empty partial. */
 template <typename F> __device__ warpred_welford<F> lane_value(const F *x, const unsigned char *present, int i)
 {
-    return present[i] ? warpred_welford_of(x[i]) : warpred_welford_empty<F>();
+    return present[i] ? warpred_make_welford(x[i]) : warpred_op_welford::identity<warpred_welford<F> >();
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -135,51 +135,22 @@ template <int W, typename F>
 static void run_warp(int data, int empties)
 {
     typedef warpred_welford<F> Wf;
-    enum { NWARPS = WT_MODE_WARPS };
-    int modes[NWARPS];
-    wt_warp_modes(modes);
-    const size_t n = NWARPS * 32;
-    F *x = (F *)malloc(n * sizeof(F));
-    unsigned char *present = (unsigned char *)malloc(n);
-    Wf *red = (Wf *)malloc(n * sizeof(Wf)), *all = (Wf *)malloc(n * sizeof(Wf));
+    const size_t n = WT_MODE_WARPS * 32;
+    F *x = (F *)wt_host_alloc(n * sizeof(F)), *d_x = (F *)wt_dev_alloc(n * sizeof(F));
+    unsigned char *present = (unsigned char *)wt_host_alloc(n), *d_present = (unsigned char *)wt_dev_alloc(n);
     fill_values(x, n, data);
     for (size_t i = 0; i < n; i++) present[i] = empties == 0 ? 1 : empties == 1 ? wt_rand_below(4) != 0 : wt_rand_below(8) == 0;
-    F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-    unsigned char *d_present = (unsigned char *)wt_dev_alloc(n);
-    Wf *d_red = (Wf *)wt_dev_alloc(n * sizeof(Wf)), *d_all = (Wf *)wt_dev_alloc(n * sizeof(Wf));
-    int *d_modes = (int *)wt_dev_alloc(sizeof modes);
     wt_to_dev(d_x, x, n * sizeof(F));
     wt_to_dev(d_present, present, n);
-    wt_to_dev(d_modes, modes, sizeof modes);
-    k_warp<W, F><<<NWARPS, 32>>>(d_x, d_present, d_modes, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, n * sizeof(Wf));
-    wt_to_host(all, d_all, n * sizeof(Wf));
-    for (int b = 0; b < NWARPS; b++)
-        for (int seg = 0; seg < 32; seg += W) {
-            int pos[32], stray;
-            const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
-            if (stray >= 0)
-                fail_msg("welford %s width %d mode %d: lane %d did not call but was written", fname<F>(), W, modes[b], stray);
-            if (k == 0) continue;
-            char why[400];
-            if (!check_welford(x, present, pos, k, red[pos[0]], why, sizeof why))
-                fail_msg("welford %s width %d, warp mode %d, %s, empties %d, reduce of segment at lane %d: %s", fname<F>(), W,
-                         modes[b], d_name[data], empties, seg, why);
-            for (int j = 0; j < k; j++)
-                if (!same_welford(all[pos[j]], all[pos[0]]) || !check_welford(x, present, pos, k, all[pos[j]], why, sizeof why))
-                    fail_msg("welford %s width %d, warp mode %d, %s, allreduce lane %d of segment at lane %d: %s (or differs "
-                             "from the first lane)", fname<F>(), W, modes[b], d_name[data], pos[j] % 32, seg, why);
-        }
+    char what[120];
+    snprintf(what, sizeof what, "welford %s, %s, empties %d", fname<F>(), d_name[data], empties);
+    wt_run_warps<Wf>(
+        what, W, [&](const int *d_modes, Wf *d_red, Wf *d_all) { k_warp<W, F><<<WT_MODE_WARPS, 32>>>(d_x, d_present, d_modes, d_red, d_all); },
+        [&](const int *pos, int k, Wf got, char *why, size_t len) { return check_welford(x, present, pos, k, got, why, len); }, same_welford<F>);
     wt_dev_free(d_x);
     wt_dev_free(d_present);
-    wt_dev_free(d_red);
-    wt_dev_free(d_all);
-    wt_dev_free(d_modes);
-    free(x);
-    free(present);
-    free(red);
-    free(all);
+    wt_host_free(x);
+    wt_host_free(present);
 }
 
 template <int W, typename F> static void run_warp_all(void)
@@ -230,9 +201,8 @@ static void run_block(dim3 shape, int blocks, int data, int empties, int valid,
     typedef warpred_welford<F> Wf;
     const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
     const size_t n = (size_t)blocks * nthreads;
-    F *x = (F *)malloc(n * sizeof(F));
-    unsigned char *present = (unsigned char *)malloc(n);
-    Wf *red = (Wf *)malloc(blocks * sizeof(Wf)), *all = (Wf *)malloc(n * sizeof(Wf));
+    F *x = (F *)wt_host_alloc(n * sizeof(F)), *d_x = (F *)wt_dev_alloc(n * sizeof(F));
+    unsigned char *present = (unsigned char *)wt_host_alloc(n), *d_present = (unsigned char *)wt_dev_alloc(n);
     fill_values(x, n, data);
     for (size_t i = 0; i < n; i++) {
         present[i] = empties == 0 ? 1 : empties == 1 ? wt_rand_below(4) != 0 : wt_rand_below(64) == 0;
@@ -241,42 +211,21 @@ static void run_block(dim3 shape, int blocks, int data, int empties, int valid,
             present[i] = 1;
         }
     }
-    F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
-    unsigned char *d_present = (unsigned char *)wt_dev_alloc(n);
-    Wf *d_red = (Wf *)wt_dev_alloc(blocks * sizeof(Wf)), *d_all = (Wf *)wt_dev_alloc(n * sizeof(Wf));
     wt_to_dev(d_x, x, n * sizeof(F));
     wt_to_dev(d_present, present, n);
-    if (kernel) kernel<<<blocks, shape>>>(d_x, d_present, valid, d_red, d_all);
-    else k_block<F><<<blocks, shape>>>(d_x, d_present, valid, d_red, d_all);
-    WT_LAUNCHED();
-    wt_to_host(red, d_red, blocks * sizeof(Wf));
-    wt_to_host(all, d_all, n * sizeof(Wf));
-    int *pos = (int *)malloc(counted * sizeof(int));
-    for (int b = 0; b < blocks; b++) {
-        for (int t = 0; t < counted; t++) pos[t] = b * nthreads + t;
-        char why[400];
-        if (!check_welford(x, present, pos, counted, red[b], why, sizeof why))
-            fail_msg("welford %s block (%u,%u,%u) #%d, %s, empties %d, first %d values, reduce: %s", fname<F>(), shape.x, shape.y,
-                     shape.z, b, d_name[data], empties, counted, why);
-        /* thread 0 against the reference once; every thread has its bits (a per-thread reference
-           check would cost O(n^2) on the host) */
-        if (!check_welford(x, present, pos, counted, all[(size_t)b * nthreads], why, sizeof why))
-            fail_msg("welford %s block (%u,%u,%u) #%d, %s, allreduce thread 0: %s", fname<F>(), shape.x, shape.y, shape.z, b, d_name[data], why);
-        for (int t = 1; t < nthreads; t++) {
-            const Wf got = all[(size_t)b * nthreads + t];
-            if (!same_welford(got, all[(size_t)b * nthreads]))
-                fail_msg("welford %s block (%u,%u,%u) #%d, %s, allreduce thread %d differs from thread 0", fname<F>(), shape.x, shape.y, shape.z, b, d_name[data], t);
-        }
-    }
-    free(pos);
+    char what[120];
+    snprintf(what, sizeof what, "welford %s, %s, empties %d", fname<F>(), d_name[data], empties);
+    wt_run_blocks<Wf>(
+        what, shape, blocks, counted,
+        [&](Wf *d_red, Wf *d_all) {
+            if (kernel) kernel<<<blocks, shape>>>(d_x, d_present, valid, d_red, d_all);
+            else k_block<F><<<blocks, shape>>>(d_x, d_present, valid, d_red, d_all);
+        },
+        [&](const int *pos, int k, Wf got, char *why, size_t len) { return check_welford(x, present, pos, k, got, why, len); }, same_welford<F>);
     wt_dev_free(d_x);
     wt_dev_free(d_present);
-    wt_dev_free(d_red);
-    wt_dev_free(d_all);
-    free(x);
-    free(present);
-    free(red);
-    free(all);
+    wt_host_free(x);
+    wt_host_free(present);
 }
 
 static void test_block_every_size(void **state)
@@ -331,10 +280,10 @@ __global__ void k_back_to_back(const float *x, const double *y, warpred_welford<
     const int n = blockDim.x * blockDim.y * blockDim.z;
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const int i = blockIdx.x * n + tid;
-    warpred_welford<float> a = warpred_block_allreduce(warpred_welford_of(x[i]), warpred_op_welford());
-    warpred_welford<double> b = warpred_block_reduce(warpred_welford_of(y[i]), warpred_op_welford());
+    warpred_welford<float> a = warpred_block_allreduce(warpred_make_welford(x[i]), warpred_op_welford());
+    warpred_welford<double> b = warpred_block_reduce(warpred_make_welford(y[i]), warpred_op_welford());
     float c = warpred_block_reduce(x[i], warpred_op_sum());
-    warpred_welford<float> d = warpred_block_allreduce(tid % 2 ? warpred_welford_of(x[i]) : warpred_welford_empty<float>(), warpred_op_welford());
+    warpred_welford<float> d = warpred_block_allreduce(tid % 2 ? warpred_make_welford(x[i]) : warpred_op_welford::identity<warpred_welford<float> >(), warpred_op_welford());
     if (tid == 0) {
         o2[blockIdx.x] = b;
         o3[blockIdx.x] = c;
@@ -353,19 +302,17 @@ static void test_block_back_to_back(void **state)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int n = shapes[s].x * shapes[s].y * shapes[s].z;
         const size_t count = (size_t)BLOCKS * n;
-        float *x = (float *)malloc(count * sizeof(float));
-        double *y = (double *)malloc(count * sizeof(double));
+        float *x = (float *)wt_host_alloc(count * sizeof(float));
+        double *y = (double *)wt_host_alloc(count * sizeof(double));
         fill_values(x, count, D_SCALED);
         fill_values(y, count, D_OFFSET);
-        unsigned char *odd = (unsigned char *)malloc(count);
+        unsigned char *odd = (unsigned char *)wt_host_alloc(count);
         for (size_t i = 0; i < count; i++) odd[i] = (i % n) % 2;
-        float *d_x = (float *)wt_dev_alloc(count * sizeof(float)), *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
-        double *d_y = (double *)wt_dev_alloc(count * sizeof(double));
+        float *d_x = (float *)wt_dev_copy(x, count * sizeof(float)), *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
+        double *d_y = (double *)wt_dev_copy(y, count * sizeof(double));
         warpred_welford<float> *d_o1 = (warpred_welford<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<float>));
         warpred_welford<float> *d_o4 = (warpred_welford<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<float>));
         warpred_welford<double> *d_o2 = (warpred_welford<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<double>));
-        wt_to_dev(d_x, x, count * sizeof(float));
-        wt_to_dev(d_y, y, count * sizeof(double));
         k_back_to_back<<<BLOCKS, shapes[s]>>>(d_x, d_y, d_o1, d_o2, d_o3, d_o4);
         WT_LAUNCHED();
         warpred_welford<float> o1[BLOCKS], o4[BLOCKS];
@@ -375,21 +322,16 @@ static void test_block_back_to_back(void **state)
         wt_to_host(o2, d_o2, sizeof o2);
         wt_to_host(o3, d_o3, sizeof o3);
         wt_to_host(o4, d_o4, sizeof o4);
-        int *pos = (int *)malloc(n * sizeof(int));
-        for (int b = 0; b < BLOCKS; b++) {
+        wt_each_block(BLOCKS, n, [&](int b, const int *pos) {
             char why[400];
-            for (int t = 0; t < n; t++) pos[t] = b * n + t;
             if (!check_welford(x, (const unsigned char *)0, pos, n, o1[b], why, sizeof why)) fail_msg("back to back #1, block size %d: %s", n, why);
             if (!check_welford(y, (const unsigned char *)0, pos, n, o2[b], why, sizeof why)) fail_msg("back to back #2, block size %d: %s", n, why);
             if (!check_welford(x, odd, pos, n, o4[b], why, sizeof why)) fail_msg("back to back #4, block size %d: %s", n, why);
-            wt_ref<float> ref;
-            ref.fold(WT_SUM, x + (size_t)b * n, n);
-            if (!ref.matches(WT_SUM, o3[b], n, why, sizeof why)) fail_msg("back to back #3 (float sum), block size %d: %s", n, why);
-        }
-        free(pos);
-        free(odd);
-        free(x);
-        free(y);
+            if (!wt_ref_check(WT_SUM, x, pos, n, o3[b], why, sizeof why)) fail_msg("back to back #3 (float sum), block size %d: %s", n, why);
+        });
+        wt_host_free(odd);
+        wt_host_free(x);
+        wt_host_free(y);
         wt_dev_free(d_x);
         wt_dev_free(d_y);
         wt_dev_free(d_o1);
@@ -412,34 +354,25 @@ __global__ void k_grid(const F *x, const unsigned char *present, warpred_grid_sc
     warpred_grid_reduce(lane_value(x, present, i), warpred_op_welford(), scratch, out);
 }
 
-/* Returns the result of the last repeat; every repeat must have the same bits. */
+/* Returns the result of the last launch; every launch must have the same bits and, given the
+   positions pos of all n inputs, pass check_welford (without: the caller checks). */
 template <typename F>
-static warpred_welford<F> run_grid(int blocks, dim3 shape, const F *x, const unsigned char *present, int repeats)
+static warpred_welford<F> run_grid(const char *what, int blocks, dim3 shape, const F *x, const unsigned char *present, int repeats,
+                                   const int *pos)
 {
     typedef warpred_welford<F> Wf;
     const int nthreads = shape.x * shape.y * shape.z;
     const size_t n = (size_t)blocks * nthreads;
-    warpred_grid_scratch scratch;
-    const char *why_scratch;
-    if (warpred_grid_scratch_create(&scratch, (unsigned)blocks, sizeof(Wf), &why_scratch) != cudaSuccess)
-        fail_msg("scratch: %s", why_scratch);
     F *d_x = (F *)wt_dev_alloc(n * sizeof(F));
     unsigned char *d_present = (unsigned char *)wt_dev_alloc(n);
-    Wf *d_out = (Wf *)wt_dev_alloc(sizeof(Wf)), got = Wf(), first = Wf();
     wt_to_dev(d_x, x, n * sizeof(F));
     wt_to_dev(d_present, present, n);
-    for (int r = 0; r < repeats; r++) {
-        wt_poison(d_out, sizeof(Wf));
-        k_grid<F><<<blocks, shape>>>(d_x, d_present, scratch, d_out);
-        WT_LAUNCHED();
-        wt_to_host(&got, d_out, sizeof(Wf));
-        if (r == 0) first = got;
-        else if (!same_welford(got, first)) fail_msg("welford %s grid of %d blocks: run %d differs from run 0", fname<F>(), blocks, r);
-    }
-    WT_CUDA(warpred_grid_scratch_destroy(&scratch));
+    const Wf got = wt_run_grid<Wf>(
+        what, blocks, repeats, NULL, [&](warpred_grid_scratch scratch, Wf *d_out) { k_grid<F><<<blocks, shape>>>(d_x, d_present, scratch, d_out); },
+        [&](Wf got, char *why, size_t len) { return pos == NULL || check_welford(x, present, pos, (int)n, got, why, len); },
+        same_welford<F>);
     wt_dev_free(d_x);
     wt_dev_free(d_present);
-    wt_dev_free(d_out);
     return got;
 }
 
@@ -447,22 +380,21 @@ template <typename F> static void run_grid_checked(int blocks, dim3 shape, int d
 {
     const int nthreads = shape.x * shape.y * shape.z;
     const size_t n = (size_t)blocks * nthreads;
-    F *x = (F *)malloc(n * sizeof(F));
-    unsigned char *present = (unsigned char *)malloc(n);
-    int *pos = (int *)malloc(n * sizeof(int));
+    F *x = (F *)wt_host_alloc(n * sizeof(F));
+    unsigned char *present = (unsigned char *)wt_host_alloc(n);
+    int *pos = (int *)wt_host_alloc(n * sizeof(int));
     fill_values(x, n, data);
     for (size_t i = 0; i < n; i++) {
         present[i] = empties == 0 ? 1 : empties == 1 ? wt_rand_below(4) != 0 : wt_rand_below(1000) == 0;
         pos[i] = (int)i;
     }
-    const warpred_welford<F> got = run_grid<F>(blocks, shape, x, present, 3);
-    char why[400];
-    if (!check_welford(x, present, pos, (int)n, got, why, sizeof why))
-        fail_msg("welford %s grid of %d x (%u,%u,%u), %s, empties %d: %s", fname<F>(), blocks, shape.x, shape.y, shape.z,
-                 d_name[data], empties, why);
-    free(x);
-    free(present);
-    free(pos);
+    char what[160];
+    snprintf(what, sizeof what, "welford %s grid of %d x (%u,%u,%u), %s, empties %d", fname<F>(), blocks, shape.x, shape.y, shape.z,
+             d_name[data], empties);
+    run_grid<F>(what, blocks, shape, x, present, 3, pos);
+    wt_host_free(x);
+    wt_host_free(present);
+    wt_host_free(pos);
 }
 
 static void test_grid(void **state)
@@ -485,11 +417,13 @@ template <typename F> static void run_cancellation(int blocks, dim3 shape)
 {
     const int nthreads = shape.x * shape.y * shape.z;
     const size_t n = (size_t)blocks * nthreads;
-    F *x = (F *)malloc(n * sizeof(F));
-    unsigned char *present = (unsigned char *)malloc(n);
+    F *x = (F *)wt_host_alloc(n * sizeof(F));
+    unsigned char *present = (unsigned char *)wt_host_alloc(n);
     fill_values(x, n, D_OFFSET);
     memset(present, 1, n);
-    const warpred_welford<F> got = run_grid<F>(blocks, shape, x, present, 2);
+    char what[120];
+    snprintf(what, sizeof what, "welford %s cancellation case, grid of %d x %u", fname<F>(), blocks, shape.x);
+    const warpred_welford<F> got = run_grid<F>(what, blocks, shape, x, present, 2, NULL);
     const wt_moments ref = wt_two_pass(x, (long long)n);
     const double want = (double)(ref.m2 / (long double)n), var = (double)got.m2 / (double)got.count;
     const double rel = fabs(var - want) / want, u = unit_roundoff<F>();
@@ -506,8 +440,8 @@ template <typename F> static void run_cancellation(int blocks, dim3 shape)
            fname<F>(), n, offset_of<F>(), want, var, rel, tol, naive, fabs(naive - want) / want);
     if (got.count != (long long)n) fail_msg("count %lld, expected %zu", got.count, n);
     if (!(rel <= tol)) fail_msg("%s cancellation case, %zu values: variance %.9g, expected %.9g: relative error %.3g > %.3g", fname<F>(), n, var, want, rel, tol);
-    free(x);
-    free(present);
+    wt_host_free(x);
+    wt_host_free(present);
 }
 
 static void test_cancellation(void **state)
@@ -529,7 +463,7 @@ static void test_cancellation(void **state)
 template <typename F> __global__ void k_finish(const F *x, int count, F *out)
 {
     const int lane = threadIdx.x;
-    const warpred_welford<F> w = warpred_warp_allreduce(lane < count ? warpred_welford_of(x[lane]) : warpred_welford_empty<F>(),
+    const warpred_welford<F> w = warpred_warp_allreduce(lane < count ? warpred_make_welford(x[lane]) : warpred_op_welford::identity<warpred_welford<F> >(),
                                                         warpred_op_welford());
     if (lane == 0) {
         out[0] = warpred_welford_mean(w);
@@ -569,18 +503,9 @@ static void test_finishing_helpers_device(void **state)
     run_finish<double>();
 }
 
-/* The usage snippet from the top of op_welford.cuh, verbatim. */
-__global__ void row_stats(const float *x, int cols, float *mean, float *var)  // a block per row
-{
-    warpred_welford<float> w = warpred_welford_empty<float>();
-    for (int c = threadIdx.x; c < cols; c += blockDim.x)
-        w = warpred_op_welford()(w, warpred_welford_of(x[blockIdx.x * cols + c]));
-    w = warpred_block_reduce(w, warpred_op_welford());
-    if (threadIdx.x == 0) {
-        mean[blockIdx.x] = warpred_welford_mean(w);
-        var[blockIdx.x] = warpred_welford_var_pop(w);
-    }
-}
+/* The usage snippet of op_welford.cuh (the kernel row_stats), as the build copies it from the
+   manual (scripts/snippets.py). */
+#include "snippets/op_welford.inc"
 
 static void test_doc_snippet(void **state)
 {

@@ -8,7 +8,9 @@
    - wt_quick(): true under `make sanitize` (WARPRED_TEST_QUICK=1), where tests shrink sizes
    - wt_dev_alloc / wt_dev_free, wt_host_alloc / wt_host_free: buffers owned by the running test,
      so that a failing test (fail_msg longjmps out of it) leaks nothing: WT_TEST(f) registers the
-     test with wt_teardown, which frees whatever the test did not. Device buffers start poisoned.
+     test with wt_teardown, which frees whatever the test did not. Device buffers start poisoned;
+     wt_dev_copy makes one holding a copy of host data. (Grid scratches and device plans owned
+     the same way: wt_plans.h.)
    - wt_read_file: a whole file as a string owned by the running test
 */
 #ifndef WT_H
@@ -222,6 +224,14 @@ static inline void wt_to_dev(void *dst, const void *src, size_t bytes)
 static inline void wt_to_host(void *dst, const void *src, size_t bytes)
 {
     WT_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+
+/* A device copy of the host bytes src[0..bytes), owned by the running test (wt_dev_free). */
+static inline void *wt_dev_copy(const void *src, size_t bytes)
+{
+    void *p = wt_dev_alloc(bytes);
+    wt_to_dev(p, src, bytes);
+    return p;
 }
 
 static inline void wt_poison(void *dev, size_t bytes) { WT_CUDA(cudaMemset(dev, WT_POISON, bytes)); }

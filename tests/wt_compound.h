@@ -1,5 +1,6 @@
-/* tests/wt_compound.h - host reference models for the compound operations (issue #9), written
-   from the contract in the headers' manuals, independently of the device code:
+/* tests/wt_compound.h - host reference models for the compound operations (op_argminmax.cuh,
+   op_welford.cuh, op_softmax.cuh, warp_segmented.cuh, atomic_minmax.cuh), written from the
+   contract in the headers' manuals, independently of the device code:
 
    - argmin / argmax (plain and _num): which input pair wins, stated twice (a pairwise "beats"
      relation and a numpy-style two-step selection) so the self-check can cross them

@@ -10,7 +10,8 @@
 
    The result is then rounded once, to nearest with ties to even, directly to the target format
    (p mantissa bits, normal exponents emin..emax, gradual underflow; never through double first,
-   which would round twice), with the contract's rules (/tmp/specs/RSUM.md, "Semantics"):
+   which would round twice), with the rules of the manual of warpred/op_rsum.cuh (its top comment,
+   SEMANTICS):
      - any NaN, or both +inf and -inf                 -> the canonical NaN (all payload bits set)
      - +inf (with finite values)                      -> +inf;  -inf alike
      - an exact total of zero (also only -0 values)   -> +0
@@ -290,7 +291,7 @@ static inline double wt_exact_minus(const wt_exact *a, double v)
 }
 
 /* The documented error bound's second term, n * M * 2^-bits (bits: 36 for float, 54 for double;
-   /tmp/specs/RSUM.md "Error bound"), with n every value added and M the largest finite |x|. */
+   warpred/op_rsum.cuh, ACCURACY), with n every value added and M the largest finite |x|. */
 static inline double wt_exact_bound_term(const wt_exact *a, int bits)
 {
     return (double)a->count * a->max_abs * ldexp(1.0, -bits);
@@ -304,14 +305,15 @@ typedef struct wt_exact_verdict {
     char why[320];
 } wt_exact_verdict;
 
-/* How strictly a result is held to the exact sum (the contract's "Semantics"):
+/* How strictly a result is held to the exact sum (warpred/op_rsum.cuh, SEMANTICS and ACCURACY):
      WT_EXACT_BOUND   the error bound: |got - exact| <= ulp(got) + n * M * 2^-36 (float) / 2^-54
                       (double)
-     WT_EXACT_WINDOW  data whose values all lie within the window of exact summation (36 / 54 bits
-                      below the largest): "summed exactly before the final rounding", so a sum that
-                      F can hold exactly (1 from {1e20, 1, -1e20}, DBL_MAX from DBL_MAX + DBL_MAX -
-                      DBL_MAX, a zero total: +0) must come out with exactly those bits, a total that
-                      overflows F must be the infinity, and any other within 1 ulp(got)
+     WT_EXACT_WINDOW  data whose values all lie within the window of exact summation (lowest set
+                      bit at least M * 2^-35 (float) / M * 2^-53 (double)): summed exactly, then
+                      rounded once, so a sum that F can hold exactly (1 from {2^30, 1, -2^30},
+                      DBL_MAX from DBL_MAX + DBL_MAX - DBL_MAX, a zero total: +0) must come out
+                      with exactly those bits, a total that overflows F must be the infinity, and
+                      any other within 1 ulp(got)
      WT_EXACT_BITS    the correctly rounded bits, nothing else
    Non-finite inputs decide the bits in every mode, and a zero result of a zero total must be +0. */
 enum { WT_EXACT_BOUND = 0, WT_EXACT_WINDOW = 1, WT_EXACT_BITS = 2 };

@@ -35,6 +35,23 @@ WT_OP_OF(warpred_op_xor, WT_XOR)
 WT_OP_OF(wt_user_sum, WT_SUM)
 #undef WT_OP_OF
 
+/* The other way, for tests that name operations by code: wt_op_type<WT_MAX>::type is
+   warpred_op_max. */
+template <int Code> struct wt_op_type;
+#define WT_OP_TYPE(CODE, OP)                                                                       \
+    template <> struct wt_op_type<CODE> {                                                          \
+        typedef OP type;                                                                           \
+    };
+WT_OP_TYPE(WT_SUM, warpred_op_sum)
+WT_OP_TYPE(WT_MIN, warpred_op_min)
+WT_OP_TYPE(WT_MAX, warpred_op_max)
+WT_OP_TYPE(WT_MIN_NUM, warpred_op_min_num)
+WT_OP_TYPE(WT_MAX_NUM, warpred_op_max_num)
+WT_OP_TYPE(WT_AND, warpred_op_and)
+WT_OP_TYPE(WT_OR, warpred_op_or)
+WT_OP_TYPE(WT_XOR, warpred_op_xor)
+#undef WT_OP_TYPE
+
 /* The one host statement of IEEE 754-2019 maximum/minimum (NaN propagates) and
    maximumNumber/minimumNumber (num: NaN is missing data), with -0 < +0. Written with C
    comparisons rather than bit keys, so that it is independent of the device code. Answers
@@ -271,5 +288,24 @@ template <typename T> static int wt_is_poison(T v)
     memset(p, WT_POISON, sizeof p);
     return memcmp(&v, p, sizeof p) == 0;
 }
+
+/* Whether got is the result of reducing in[pos[0]], ..., in[pos[k-1]] (k >= 1) with op, as
+   wt_ref says; if not, why says how it is not. The check of the drivers in wt_kernels.h. */
+template <typename T> static int wt_ref_check(int op, const T *in, const int *pos, int k, T got, char *why, size_t len)
+{
+    T *vals = (T *)calloc(k > 0 ? k : 1, sizeof(T));
+    if (vals == NULL) fail_msg("out of host memory");
+    for (int j = 0; j < k; j++) vals[j] = in[pos[j]];
+    wt_ref<T> ref;
+    ref.fold(op, vals, k);
+    char sub[300];
+    const int ok = ref.matches(op, got, k, sub, sizeof sub);
+    if (!ok) snprintf(why, len, "%s over %d values: %s", wt_op_name[op], k, sub);
+    free(vals);
+    return ok;
+}
+
+/* Scalars with the same bits. */
+template <typename T> static int wt_same_bits(T a, T b) { return wt_type<T>::bits(a) == wt_type<T>::bits(b); }
 
 #endif /* WT_TYPES_H */

@@ -25,15 +25,21 @@
            warpred_grid_reduce(acc, warpred_op_sum(), scratch, out);
        }
 
-       // host side, once:
-       warpred_grid_scratch scratch;
-       const char *why;
-       if (warpred_grid_scratch_create(&scratch, 1024, sizeof(float), &why) != cudaSuccess)
-           fprintf(stderr, "grid scratch: %s\n", why);
-       // any number of launches, no reset in between:
-       squared_error<<<1024, 256>>>(y, t, n, scratch, out);
-       // y = {1, 2, 3}, t = {0, 0, 0}: *out == 14
-       warpred_grid_scratch_destroy(&scratch);
+       // host side: one scratch, then any number of launches with no reset in between
+       static cudaError_t squared_errors(const float *y, const float *t, size_t n, float *out, int launches)
+       {
+           warpred_grid_scratch scratch;
+           const char *why;
+           cudaError_t err = warpred_grid_scratch_create(&scratch, 1024, sizeof(float), &why);
+           if (err != cudaSuccess) { fprintf(stderr, "grid scratch: %s\n", why); return err; }
+           for (int i = 0; i < launches && err == cudaSuccess; i++) {
+               squared_error<<<1024, 256>>>(y, t, n, scratch, out);
+               err = cudaGetLastError();
+           }
+           warpred_grid_scratch_destroy(&scratch);
+           return err;
+       }
+       // y = {1, 2, 3}, t = {0, 0, 0}: *out == 14 after every launch
 
    (This snippet is compiled and checked in tests/test_grid_reduce.cu.)
 

@@ -21,7 +21,8 @@
        struct op_absmax {                   // the largest magnitude, of any integer or float
            template <typename T> __device__ T operator()(T a, T b) const
            {
-               return fabs((double)a) < fabs((double)b) ? b : a;
+               const double fa = fabs((double)a), fb = fabs((double)b);
+               return fa < fb || (fa == fb && a < b) ? b : a;   // ties: the larger, so a op b == b op a
            }
            template <typename T> static __device__ T identity(void) { return (T)0; }
        };

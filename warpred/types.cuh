@@ -24,7 +24,7 @@ template <typename A, typename B> struct warpred__same { enum { value = 0 }; };
 template <typename A> struct warpred__same<A, A> { enum { value = 1 }; };
 template <typename T> struct warpred__always_false { enum { value = 0 }; };
 template <typename...> struct warpred__void { typedef void type; };
-template <typename T> T &&warpred__declval(void); /* only in unevaluated contexts */
+template <typename T> __host__ __device__ T &&warpred__declval(void); /* only in unevaluated contexts */
 template <bool B, typename T = void> struct warpred__enable_if {};
 template <typename T> struct warpred__enable_if<true, T> { typedef T type; };
 

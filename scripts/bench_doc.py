@@ -1,0 +1,500 @@
+#!/usr/bin/env python3
+"""scripts/bench_doc.py - docs/BENCHMARKS.md from the benchmark CSV files under docs/.
+
+Usage: scripts/bench_doc.py [--docs DIR] [-o OUT]     (make bench-doc; make test checks it)
+
+Reads every set of bench CSVs: DIR/*.csv and DIR/SUB/*.csv (one folder per run of `make bench`
+on one GPU). Each folder holding CSVs needs a RUN.txt beside them naming the run:
+
+    gpu: H100 80GB HBM3 (132 SMs, driver 580.159.04)
+    software: CUDA 13.0, CUB 3.0.1        (optional)
+    date: 2026-11-21
+    note: ...                              (optional, one line)
+
+and writes one Markdown file (default DIR/BENCHMARKS.md): a section per folder, a table per
+benchmark and case, each headed with the GPU and the date. Python 3 standard library only; the
+output depends on the CSV and RUN.txt files alone (no timestamps), so `make test` can regenerate
+it and compare.
+
+The CSV format is what bench/bench_*.cu write: bench,case,variant,n,time_us,value,unit. Rows that
+repeat (bench, case, variant, n) are runs of one measurement: the table gives their median. A bench
+named X_ratio joins bench X (its variants become ratio columns). Layouts:
+  - a case measured at several n: one table per case, a row per n, a column per variant (the
+    time in us where the row has one, else the value);
+  - otherwise: a row per case, a column per variant; when every case has a variant named
+    "warpred" but the others differ from case to case, a row per (case, other variant) with
+    both values and their quotient.
+"""
+
+import argparse
+import csv
+import os
+import re
+import sys
+
+# the programs' sections in this order (any other CSV after them, by name)
+PROGRAM_ORDER = ["bench_reduce", "bench_cub36", "bench_block", "bench_tail", "bench_compound", "bench_atomics"]
+FIELDS = ["bench", "case", "variant", "n", "time_us", "value", "unit"]
+RATIO_UNITS = ("ratio", "speedup")
+
+# What the tables of a bench (the CSV's first column) show, for the known benches: "PROGRAM:bench"
+# (PROGRAM: the CSV's name without .csv) before "bench"; anything else gets its bench name as the
+# title and no description.
+BENCH_INFO = {
+    "device_sum": (
+        "device-wide reduction",
+        "`warpred_device_reduce` against `cub::DeviceReduce` and the read ceiling (a plain vectorized "
+        "read kernel with warpred's grid), us per call: each call timed alone with CUDA events, median "
+        "of many calls, the variants taking turns call by call; below 256 MiB of input the calls "
+        "rotate through an 8 GiB buffer (nothing left in L2). `warpred accurate`: float in, "
+        "accumulated in double. Ratio columns: t_CUB / t_warpred, the median of the runs' ratios. "
+        "`error`: ulps from the correctly rounded sum.",
+    ),
+    "bench_cub36:device_sum": (
+        "device-wide sum against CUB 3.6",
+        "`warpred_device_reduce` against CUB 3.6's `DeviceReduce::Sum`, default (run_to_run) and "
+        "reproducible (gpu_to_gpu), and the read ceiling, us per call, timed as bench_reduce's "
+        "device-wide reduction. Ratio columns: t_CUB / t_warpred, the median of the runs' ratios.",
+    ),
+    "rsum_ratio": (
+        "reproducible sum",
+        "CUB 3.6's gpu_to_gpu sum and warpred's plain sum, each over warpred's reproducible sum "
+        "(`warpred_op_rsum`): time ratios, one column per run.",
+    ),
+    "warp_reduce": (
+        "warp reductions",
+        "A tight loop of independent warp reductions at full occupancy (256-thread blocks); n = threads "
+        "per launch.",
+    ),
+    "block_reduce": (
+        "block reductions",
+        "A tight loop of independent block reductions at full occupancy, 256-thread blocks; `<256>`: the "
+        "block size as a template argument, otherwise read at run time. n = threads per launch.",
+    ),
+    "bench_block:warp_reduce": (
+        "warp reductions",
+        "IEEE max / max_num against `a < b ? b : a` peers; throughput: independent reductions, latency: "
+        "a dependent chain. n = 32 (one warp).",
+    ),
+    "bench_block:block_reduce": (
+        "block reductions",
+        "warpred's block reduction (block size read at run time, and `<BS>`) against both CUB "
+        "algorithms at their fastest; throughput: independent reductions, latency: a dependent chain. "
+        "n = the block size. Ratio columns: warpred / the better CUB algorithm.",
+    ),
+    "block_proto": (
+        "block reduction prototypes",
+        "`bench_block --rake`: variants of the block reduction's barrier scheme against CUB raking.",
+    ),
+    "device_argmax": (
+        "device-wide argmax",
+        "`warpred_device_reduce` with `warpred_op_argmax` against `cub::DeviceReduce::ArgMax` and the "
+        "read ceiling, us per call (timed as the device-wide reduction).",
+    ),
+    "block_argmax": (
+        "block argmax",
+        "`warpred_arg<float, int>` block reductions against `cub::BlockReduce` with `cub::ArgMax`, 256 "
+        "threads, full occupancy; n = threads per launch.",
+    ),
+    "sum_min_max": (
+        "sum + min + max in one pass",
+        "One `warpred_tuple3` reduction against three warpred calls; throughput: independent "
+        "reductions, latency: each reduction's input depends on the previous result.",
+    ),
+    "welford": (
+        "Welford mean and variance",
+        "Welford against the naive (sum, sum of squares) tuple on 2^26 floats of 1e4 + noise: time, and "
+        "the relative error of the variance against a double two-pass host reference.",
+    ),
+    "atomics": (
+        "atomics",
+        "Throughput of warpred's atomics against the plain alternatives (n updates).",
+    ),
+}
+
+
+def fail(msg):
+    sys.stderr.write("bench_doc.py: %s\n" % msg)
+    sys.exit(1)
+
+
+def read_run(folder, shown):
+    """The RUN.txt of a folder: a dict with gpu, date (required) and software, note (optional)."""
+    path = os.path.join(folder, "RUN.txt")
+    if not os.path.isfile(path):
+        fail("%s holds bench CSVs but no RUN.txt (lines 'gpu: ...' and 'date: YYYY-MM-DD')" % shown)
+    run = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, sep, val = line.partition(":")
+            if not sep:
+                fail("%s/RUN.txt: '%s' is not 'key: value'" % (shown, line))
+            run[key.strip().lower()] = val.strip()
+    for key in ("gpu", "date"):
+        if not run.get(key):
+            fail("%s/RUN.txt has no '%s:' line" % (shown, key))
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", run["date"]):
+        fail("%s/RUN.txt: date '%s' is not YYYY-MM-DD" % (shown, run["date"]))
+    return run
+
+
+def read_csv(path, shown):
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header != FIELDS:
+            fail("%s: header is %s, expected %s" % (shown, ",".join(header or []), ",".join(FIELDS)))
+        rows = []
+        for i, rec in enumerate(reader, start=2):
+            if not rec:
+                continue
+            if len(rec) != len(FIELDS):
+                fail("%s:%d: %d fields, expected %d" % (shown, i, len(rec), len(FIELDS)))
+            row = dict(zip(FIELDS, (x.strip() for x in rec)))
+            try:
+                row["n_int"] = int(row["n"])
+            except ValueError:
+                fail("%s:%d: n '%s' is not an integer" % (shown, i, row["n"]))
+            rows.append(row)
+    return rows
+
+
+def decimals(s):
+    m = re.fullmatch(r"[-+]?\d*\.?(\d*)", s)
+    return len(m.group(1)) if m else None
+
+
+def median_str(values):
+    """The median of numbers given as strings, as the input wrote it (odd count: one of them)."""
+    for v in values:
+        try:
+            float(v)
+        except ValueError:
+            fail("'%s' is not a number (time_us and value must be numbers or empty)" % v)
+    vals = sorted(values, key=float)
+    k = len(vals)
+    if k % 2:
+        return vals[k // 2]
+    a, b = vals[k // 2 - 1], vals[k // 2]
+    d = [decimals(a), decimals(b)]
+    if None in d:  # exponent notation
+        return "%.4g" % ((float(a) + float(b)) / 2)
+    return "%.*f" % (max(d), (float(a) + float(b)) / 2)
+
+
+class Cell:
+    """One measurement (bench, case, variant, n) over its runs: what a table shows of it."""
+
+    def __init__(self, rows):
+        self.unit = rows[0]["unit"]
+        times = [r["time_us"] for r in rows if r["time_us"]]
+        # a bandwidth row shows its time (the figure measured; GB/s follow from n); others their value
+        vals = [r["value"] for r in rows if r["value"]]
+        if times and len(times) == len(rows) and (self.unit == "GB/s" or not vals):
+            self.text, self.shown_unit = median_str(times), "us"
+        else:
+            self.text = median_str(vals) if vals else ""
+            self.shown_unit = self.unit
+        self.runs = len(rows)
+        self.value = float(self.text) if self.text else None
+
+
+def esc(s):
+    return s.replace("|", "\\|")
+
+
+def fmt_n(n, all_n):
+    """2^k when every n of the table is a power of two and they reach past 2^16, else n."""
+    if all(x > 0 and x & (x - 1) == 0 for x in all_n) and max(all_n) > 1 << 16:
+        return "2^%d" % (n.bit_length() - 1)
+    return str(n)
+
+
+def md_table(header, rows, numeric_from=1):
+    align = ["---" if i < numeric_from else "---:" for i in range(len(header))]
+    out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "|".join(align) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(esc(c) if c else "" for c in r) + " |")
+    return out
+
+
+def unit_label(units):
+    """Caption text for the units of a table's columns (ratio columns need none)."""
+    plain = sorted(set(u for u in units if u not in RATIO_UNITS))
+    return ", ".join(plain)
+
+
+def column_header(variant, unit, common):
+    if unit in RATIO_UNITS or not unit or unit == common:
+        return variant
+    return "%s (%s)" % (variant, unit)
+
+
+class Bench:
+    def __init__(self, name, program):
+        self.name = name
+        self.program = program
+        self.cases = []  # first appearance order
+        self.variants = {}  # case -> [variant] in first appearance order (measurements, then ratios)
+        self.cells = {}  # (case, variant, n) -> [rows]
+
+    def add(self, row):
+        case, variant = row["case"], row["variant"]
+        if case not in self.variants:
+            self.cases.append(case)
+            self.variants[case] = []
+        if variant not in self.variants[case]:
+            self.variants[case].append(variant)
+        self.cells.setdefault((case, variant, row["n_int"]), []).append(row)
+
+    def ns(self, case):
+        return sorted(set(n for (c, _, n) in self.cells if c == case))
+
+    def cell(self, case, variant, n):
+        rows = self.cells.get((case, variant, n))
+        return Cell(rows) if rows else None
+
+    def max_runs(self):
+        return max(len(r) for r in self.cells.values())
+
+
+def group_benches(rows, program):
+    """Benches of one CSV file in first appearance order; X_ratio rows go into X when X is there."""
+    names = []
+    for r in rows:
+        if r["bench"] not in names:
+            names.append(r["bench"])
+    benches = {}
+    order = []
+    for name in names:
+        base = name[: -len("_ratio")] if name.endswith("_ratio") and name[: -len("_ratio")] in names else name
+        if base not in benches:
+            benches[base] = Bench(base, program)
+            order.append(base)
+    for r in rows:
+        name = r["bench"]
+        base = name[: -len("_ratio")] if name.endswith("_ratio") and name[: -len("_ratio")] in names else name
+        benches[base].add(r)
+    return [benches[b] for b in order]
+
+
+def caption(source, bench, extra):
+    parts = ["[%s](%s)" % (source, source)]
+    runs = bench.max_runs()
+    if runs > 1:
+        parts.append("median of %d runs" % runs)
+    parts.extend(extra)
+    return "*" + "; ".join(parts) + ".*"
+
+
+def tables_by_n(bench, source, heading):
+    """One table per case: a row per n, a column per variant."""
+    out = []
+    for case in bench.cases:
+        variants = bench.variants[case]
+        ns = bench.ns(case)
+        cells = {(v, n): bench.cell(case, v, n) for v in variants for n in ns}
+        units = [c.shown_unit for c in cells.values() if c]
+        common = unit_label(units)
+        header = ["N" if fmt_n(ns[0], ns).startswith("2^") else "n"]
+        for v in variants:
+            unit = next((cells[(v, n)].shown_unit for n in ns if cells[(v, n)]), "")
+            header.append(column_header(v, unit, common if "," not in common else None))
+        body = [[fmt_n(n, ns)] + [cells[(v, n)].text if cells[(v, n)] else "" for v in variants] for n in ns]
+        out.append(heading("%s, %s" % (bench_title(bench), case)))
+        out.append("")
+        extra = ["values in %s" % common] if common and "," not in common else []
+        out.append(caption(source, bench, extra))
+        out.append("")
+        out.extend(md_table(header, body))
+        out.append("")
+    return out
+
+
+def tables_by_case(bench, source, heading):
+    """A row per case, a column per variant (cases grouped by their set of variants)."""
+    out = []
+    cases = bench.cases
+    single_n = {c: bench.ns(c)[0] for c in cases}
+    all_variants = []
+    for c in cases:
+        for v in bench.variants[c]:
+            if v not in all_variants:
+                all_variants.append(v)
+    uniform = all(bench.variants[c] == bench.variants[cases[0]] for c in cases)
+    if not uniform and all("warpred" in bench.variants[c] for c in cases):
+        return table_against_warpred(bench, source, heading)
+    # groups of cases with the same variants, in first appearance order
+    groups = []
+    for c in cases:
+        key = tuple(bench.variants[c])
+        for g in groups:
+            if g[0] == key:
+                g[1].append(c)
+                break
+        else:
+            groups.append((key, [c]))
+    for gi, (variants, gcases) in enumerate(groups):
+        cells = {(c, v): bench.cell(c, v, single_n[c]) for c in gcases for v in variants}
+        units = [x.shown_unit for x in cells.values() if x]
+        common = unit_label(units)
+        mixed_rows = "," in common  # the unit goes into each row's label
+        ns = sorted(set(single_n[c] for c in gcases))
+        header = ["case"] + (["n"] if len(ns) > 1 else [])
+        for v in variants:
+            unit = next((cells[(c, v)].shown_unit for c in gcases if cells[(c, v)]), "")
+            header.append(column_header(v, unit, common if not mixed_rows else unit))
+        body = []
+        for c in gcases:
+            label = c
+            if mixed_rows:
+                row_units = unit_label([cells[(c, v)].shown_unit for v in variants if cells[(c, v)]])
+                if row_units:
+                    label = "%s, %s" % (c, row_units)
+            row = [label] + ([str(single_n[c])] if len(ns) > 1 else [])
+            row += [cells[(c, v)].text if cells[(c, v)] else "" for v in variants]
+            body.append(row)
+        title = bench_title(bench) if len(groups) == 1 else "%s (%d of %d)" % (bench_title(bench), gi + 1, len(groups))
+        out.append(heading(title))
+        out.append("")
+        extra = []
+        if common and not mixed_rows:
+            extra.append("values in %s" % common)
+        if len(ns) == 1:
+            extra.append("n = %d" % ns[0])
+        out.append(caption(source, bench, extra))
+        out.append("")
+        out.extend(md_table(header, body, numeric_from=2 if len(ns) > 1 else 1))
+        out.append("")
+    return out
+
+
+def table_against_warpred(bench, source, heading):
+    """Every case has "warpred" and its own baselines: a row per (case, baseline)."""
+    body = []
+    units = []
+    ns = set()
+    for c in bench.cases:
+        n = bench.ns(c)[0]
+        ns.add(n)
+        ours = bench.cell(c, "warpred", n)
+        units.append(ours.shown_unit)
+        for v in bench.variants[c]:
+            if v == "warpred":
+                continue
+            base = bench.cell(c, v, n)
+            units.append(base.shown_unit)
+            if base.shown_unit in RATIO_UNITS:
+                body.append([c, v, base.text, "", ""])
+                continue
+            q = ""
+            if base.value and ours.value:
+                # a time: less is better
+                x = base.value / ours.value if base.shown_unit == "us" else ours.value / base.value
+                q = ("%.0fx" if x >= 100 else "%.1fx" if x >= 10 else "%.2fx") % x
+            body.append([c, v, base.text, ours.text, q])
+    common = unit_label(units)
+    out = [heading(bench_title(bench)), ""]
+    extra = ["values in %s" % common] if common and "," not in common else []
+    if len(ns) == 1:
+        extra.append("n = %d" % ns.pop())
+    extra.append("last column: how many times the baseline's rate warpred reaches, computed from the two")
+    out.append(caption(source, bench, extra))
+    out.append("")
+    out.extend(md_table(["case", "baseline", "its value", "warpred", "warpred / baseline"], body, numeric_from=2))
+    out.append("")
+    return out
+
+
+def bench_info(bench):
+    """(title, description or None) of a bench."""
+    return BENCH_INFO.get("%s:%s" % (bench.program, bench.name)) or BENCH_INFO.get(bench.name) or (bench.name, None)
+
+
+def bench_title(bench):
+    return bench_info(bench)[0]
+
+
+def render_set(folder, shown, run, docs):
+    """The section of one folder: every CSV in it, every bench in each CSV."""
+    gpu_short = run["gpu"].split(" (")[0]
+    out = ["## %s, %s (`%s/`)" % (gpu_short, run["date"], shown), ""]
+    desc = "%s%s, measured %s." % (run["gpu"], ", " + run["software"] if run.get("software") else "", run["date"])
+    if run.get("note"):
+        desc += " " + run["note"]
+    out += [desc, ""]
+    names = [f for f in os.listdir(folder) if f.endswith(".csv")]
+    rank = {p + ".csv": i for i, p in enumerate(PROGRAM_ORDER)}
+    for name in sorted(names, key=lambda f: (rank.get(f, len(rank)), f)):
+        path = os.path.join(folder, name)
+        source = os.path.relpath(path, docs).replace(os.sep, "/")
+        program = name[: -len(".csv")]
+
+        def heading(text, program=program):
+            return "### %s, %s: %s (%s)" % (gpu_short, run["date"], text, program)
+
+        for bench in group_benches(read_csv(path, os.path.join(shown, name)), program):
+            multi_n = any(len(bench.ns(c)) > 1 for c in bench.cases)
+            part = tables_by_n(bench, source, heading) if multi_n else tables_by_case(bench, source, heading)
+            desc = bench_info(bench)[1]
+            if desc:  # what the bench measures, under its first table's heading
+                part = part[:2] + [desc, ""] + part[2:]
+            out.extend(part)
+    return out
+
+
+def render(docs):
+    sets = []
+    top = [f for f in os.listdir(docs) if f.endswith(".csv")]
+    if top:
+        sets.append((docs, "docs"))
+    for sub in sorted(os.listdir(docs)):
+        folder = os.path.join(docs, sub)
+        if os.path.isdir(folder) and any(f.endswith(".csv") for f in os.listdir(folder)):
+            sets.append((folder, "docs/" + sub))
+    if not sets:
+        fail("no bench CSV files in %s or its folders" % docs)
+    runs = [(folder, shown, read_run(folder, shown)) for folder, shown in sets]
+    out = [
+        "# Benchmarks",
+        "",
+        "<!-- Generated by scripts/bench_doc.py from the CSV files under docs/ and each folder's RUN.txt:",
+        "     edit those and run `make bench-doc`, not this file (make test fails when it is stale). -->",
+        "",
+        "Every table below comes from the CSV files that `make bench` wrote on one GPU (one folder of",
+        "`docs/` per run; its `RUN.txt` names the GPU and the date); tables never mix GPUs. Where a CSV",
+        "holds several runs of a measurement, a cell is the median of the runs; times are us per call,",
+        "rates as the column or caption says, and ratio columns are copied from the CSV. Runs:",
+        "",
+    ]
+    for folder, shown, run in runs:
+        out.append("- `%s/`: %s, %s" % (shown, run["gpu"], run["date"]))
+    out.append("")
+    for folder, shown, run in runs:
+        out.extend(render_set(folder, shown, run, docs))
+    while out and out[-1] == "":
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description="docs/BENCHMARKS.md from the bench CSVs under docs/")
+    ap.add_argument("--docs", default="docs", help="the folder holding the CSV sets (default docs)")
+    ap.add_argument("-o", "--output", help="the file to write (default DOCS/BENCHMARKS.md)")
+    args = ap.parse_args()
+    if not os.path.isdir(args.docs):
+        fail("no folder %s" % args.docs)
+    text = render(args.docs)
+    out = args.output or os.path.join(args.docs, "BENCHMARKS.md")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, out)
+
+
+if __name__ == "__main__":
+    main()
