@@ -7,7 +7,9 @@
 #
 # What is built is found by name, so a new file needs no edit here:
 #   tests/test_NAME.cu     a cmocka test program, $(BUILD)/test_NAME (test_host and test_nvrtc run
-#                          without a GPU; the others skip their GPU tests there)
+#                          without a GPU; the others skip their GPU tests there); a test that
+#                          includes "snippets/HEADER.inc" gets the USAGE code of warpred/HEADER.cuh
+#                          (scripts/snippets.py extracts it)
 #   samples/NAME/main.cu   a sample, $(BUILD)/sample_NAME; it checks its own results and exits
 #                          non-zero when a check fails. samples/NAME/main.py: a Python sample, run
 #                          with python3. Both read WARPRED_SAMPLE_QUICK=1 (small sizes: make test,

@@ -150,9 +150,9 @@ static int check_decoded(int op, const T *v, const long long *idx_ll, size_t n, 
 template <int OpId, typename T> static void run_slot(int s, size_t n, int kernels)
 {
     typedef warpred_arg<T, long long> A;
-    T *v = (T *)malloc(n * sizeof(T));
-    unsigned *idx = (unsigned *)malloc(n * sizeof(unsigned));
-    long long *idx_ll = (long long *)malloc(n * sizeof(long long));
+    T *v = (T *)wt_host_alloc(n * sizeof(T));
+    unsigned *idx = (unsigned *)wt_host_alloc(n * sizeof(unsigned));
+    long long *idx_ll = (long long *)wt_host_alloc(n * sizeof(long long));
     fill(s, v, idx, idx_ll, n);
     T *d_v = (T *)wt_dev_alloc(n * sizeof(T));
     unsigned *d_idx = (unsigned *)wt_dev_alloc(n * sizeof(unsigned));
@@ -199,9 +199,9 @@ template <int OpId, typename T> static void run_slot(int s, size_t n, int kernel
     wt_dev_free(d_idx);
     wt_dev_free(d_slot);
     wt_dev_free(d_dec);
-    free(v);
-    free(idx);
-    free(idx_ll);
+    wt_host_free(v);
+    wt_host_free(idx);
+    wt_host_free(idx_ll);
 }
 
 template <int OpId, typename T> static void run_slot_scenarios(void)

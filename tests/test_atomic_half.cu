@@ -167,7 +167,7 @@ template <typename H, int FnLo, int FnHi, bool Shared> static void run_halves(in
 {
     const int is_bf16 = h16<H>::is_bf16;
     const size_t n = Shared ? 1024 * 64 : wt_big();
-    uint16_t *v = (uint16_t *)malloc(n * sizeof(uint16_t)), init[2 * 64] = {0}, words[2 * 64] = {0};
+    uint16_t *v = (uint16_t *)wt_host_alloc(n * sizeof(uint16_t)), init[2 * 64] = {0}, words[2 * 64] = {0};
     for (size_t i = 0; i < n; i++) v[i] = random16(is_bf16, 1);
     /* initial values: the identity-like start of each function (-inf for max, +inf for min,
        NaN "empty" for the _num forms) or a random number */
@@ -197,7 +197,7 @@ template <typename H, int FnLo, int FnHi, bool Shared> static void run_halves(in
                      k & 1 ? "high" : "low", words[k], want[k], init[k]);
     wt_dev_free(d_v);
     wt_dev_free(d_w);
-    free(v);
+    wt_host_free(v);
 }
 
 template <typename H> static void run_halves_type(void)
@@ -237,7 +237,7 @@ template <typename H, int Fn> static void run_contention(int with_nans, int asce
 {
     const int is_bf16 = h16<H>::is_bf16;
     const size_t n = wt_big();
-    uint16_t *v = (uint16_t *)malloc(n * sizeof(uint16_t)), *ret = (uint16_t *)malloc(n * sizeof(uint16_t));
+    uint16_t *v = (uint16_t *)wt_host_alloc(n * sizeof(uint16_t)), *ret = (uint16_t *)wt_host_alloc(n * sizeof(uint16_t));
     for (size_t i = 0; i < n; i++) v[i] = random16(is_bf16, with_nans);
     if (ascending) { /* ascending values make nearly every update win: the slow path under load */
         for (size_t i = 0; i < n; i++) {
@@ -265,7 +265,7 @@ template <typename H, int Fn> static void run_contention(int with_nans, int asce
                  wt_fn_name[Fn], n, with_nans ? ", NaNs" : "", ascending ? ", ascending" : "", word[1], want, word[0], NEIGHBOUR);
     /* every returned value was in memory at some time: init, or what an update stores (the
        argument, or the function's NaN) - and applying the rule to it cannot pass the final */
-    uint16_t *seen = (uint16_t *)malloc((n + 1) * sizeof(uint16_t));
+    uint16_t *seen = (uint16_t *)wt_host_alloc((n + 1) * sizeof(uint16_t));
     for (size_t i = 0; i < n; i++) seen[i] = wt_h16_isnan(v[i], is_bf16) ? wt_h16_stored(Fn, 0x3c00, v[i], is_bf16) : v[i];
     seen[n] = init;
     qsort(seen, n + 1, sizeof(uint16_t), cmp_u16);
@@ -276,12 +276,12 @@ template <typename H, int Fn> static void run_contention(int with_nans, int asce
             fail_msg("%s %s contention: thread %zu returned %04x, beyond the final value %04x", h16<H>::name(), wt_fn_name[Fn], i,
                      ret[i], word[1]);
     }
-    free(seen);
+    wt_host_free(seen);
     wt_dev_free(d_v);
     wt_dev_free(d_ret);
     wt_dev_free(d_word);
-    free(v);
-    free(ret);
+    wt_host_free(v);
+    wt_host_free(ret);
 }
 
 template <typename H> static void run_contention_type(void)

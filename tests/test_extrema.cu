@@ -5,6 +5,7 @@
 #include <warpred/op_extrema.cuh>
 #include <warpred/device_reduce.cuh>
 #include "wt.h"
+#include "wt_plans.h" /* the grid scratch and the device plan, owned by the running test */
 
 /* ---- the manual's snippet: span() ---- */
 
@@ -29,10 +30,18 @@ static float h_minmax(bool is_max, bool num, float a, float b)
     return is_max ? (a < b ? b : a) : (a < b ? a : b);
 }
 
-template <bool Num> static warpred_extrema<float> h_fold(const float *x, int n)
+/* The layers' result: the first value as it is, then each next one through the operation. The
+   device-wide reduce starts every thread from the identity instead (From_identity), so there
+   every element goes through the operation and a lone NaN comes back canonical. */
+template <bool Num, bool From_identity = false> static warpred_extrema<float> h_fold(const float *x, int n)
 {
     warpred_extrema<float> e = {x[0], x[0]};
-    for (int i = 1; i < n; i++) {
+    if (From_identity) {
+        const unsigned lo = Num ? 0x7fffffffu : 0x7f800000u, hi = Num ? 0x7fffffffu : 0xff800000u;
+        memcpy(&e.min, &lo, 4);
+        memcpy(&e.max, &hi, 4);
+    }
+    for (int i = From_identity ? 0 : 1; i < n; i++) {
         e.min = h_minmax(false, Num, e.min, x[i]);
         e.max = h_minmax(true, Num, e.max, x[i]);
     }
@@ -93,9 +102,6 @@ static void h_values(float *x, int n, int special_per_mille)
     }
 }
 
-static void release_scratch(void *p) { warpred_grid_scratch_destroy((warpred_grid_scratch *)p); free(p); }
-static void release_plan(void *p) { warpred_device_plan_destroy((warpred_device_plan *)p); free(p); }
-
 template <bool Num, typename Op> static void every_level(Op op, int special_per_mille)
 {
     enum { N = 1 << 16 };
@@ -131,20 +137,18 @@ template <bool Num, typename Op> static void every_level(Op op, int special_per_
             expect_extrema(what, sizes[s], got[2 * b + 1], h_fold<Num>(h + b * sizes[s], sizes[s]));
         }
     }
-    warpred_grid_scratch *s = (warpred_grid_scratch *)malloc(sizeof *s);
-    const char *why;
-    if (warpred_grid_scratch_create(s, 256, sizeof(warpred_extrema<float>), &why) != cudaSuccess) fail_msg("scratch: %s", why);
-    wt_own(s, release_scratch);
+    warpred_grid_scratch *s = wt_grid_scratch(256, sizeof(warpred_extrema<float>));
     wt_poison(out, sizeof got[0]);
     k_grid<<<200, 160>>>(x, *s, out, op);
     WT_LAUNCHED();
+    wt_grid_scratch_ok(s, name);
+    wt_grid_scratch_free(s);
     wt_to_host(got, out, sizeof got[0]);
     snprintf(what, sizeof what, "%s grid reduce", name);
     expect_extrema(what, 200, got[0], h_fold<Num>(h, 200 * 160));
 
-    warpred_device_plan *plan = (warpred_device_plan *)malloc(sizeof *plan);
-    if (warpred_device_plan_create(plan, 0, &why) != cudaSuccess) fail_msg("plan: %s", why);
-    wt_own(plan, release_plan);
+    warpred_device_plan *plan = wt_device_plan(0);
+    const char *why = NULL;
     const int ns[] = {1, 5, 4097, N - 3};
     for (int k = 0; k < 4; k++) {
         wt_poison(out, sizeof got[0]);
@@ -152,7 +156,7 @@ template <bool Num, typename Op> static void every_level(Op op, int special_per_
         WT_LAUNCHED();
         wt_to_host(got, out, sizeof got[0]);
         snprintf(what, sizeof what, "%s device reduce", name);
-        expect_extrema(what, ns[k], got[0], h_fold<Num>(h + 3, ns[k]));
+        expect_extrema(what, ns[k], got[0], h_fold<Num, true>(h + 3, ns[k]));
     }
     /* empty input: the identity */
     wt_poison(out, sizeof got[0]);
@@ -162,6 +166,7 @@ template <bool Num, typename Op> static void every_level(Op op, int special_per_
     const unsigned want_min = Num ? 0x7fffffffu : 0x7f800000u, want_max = Num ? 0x7fffffffu : 0xff800000u;
     if (h_bits(got[0].min) != want_min || h_bits(got[0].max) != want_max)
         fail_msg("%s of nothing: {%08x, %08x}, expected {%08x, %08x}", name, h_bits(got[0].min), h_bits(got[0].max), want_min, want_max);
+    wt_device_plan_free(plan);
 }
 
 static void test_extrema_numbers(void **state) { WT_NEED_GPU(state); every_level<false>(warpred_op_extrema(), 0); }

@@ -169,9 +169,9 @@ static void run_by_key(void)
     typedef typename wt_seg_op<OpId>::type Op;
     enum { WARPS = KEYS_KINDS * CALL_KINDS * 2 };
     const size_t n = WARPS * 32;
-    T *v = (T *)malloc(n * sizeof(T)), *red = (T *)malloc(n * sizeof(T)), *all = (T *)malloc(n * sizeof(T));
-    K *keys = (K *)malloc(n * sizeof(K));
-    unsigned calling[WARPS], *group = (unsigned *)malloc(n * sizeof(unsigned));
+    T *v = (T *)wt_host_alloc(n * sizeof(T)), *red = (T *)wt_host_alloc(n * sizeof(T)), *all = (T *)wt_host_alloc(n * sizeof(T));
+    K *keys = (K *)wt_host_alloc(n * sizeof(K));
+    unsigned calling[WARPS], *group = (unsigned *)wt_host_alloc(n * sizeof(unsigned));
     fill_inputs(OpId, v, n);
     for (int w = 0; w < WARPS; w++) {
         fill_keys(keys + w * 32, (w / CALL_KINDS) % KEYS_KINDS);
@@ -221,11 +221,11 @@ static void run_by_key(void)
     wt_dev_free(d_keys);
     wt_dev_free(d_calling);
     wt_dev_free(d_group);
-    free(v);
-    free(red);
-    free(all);
-    free(keys);
-    free(group);
+    wt_host_free(v);
+    wt_host_free(red);
+    wt_host_free(all);
+    wt_host_free(keys);
+    wt_host_free(group);
 }
 
 static void test_by_key(void **state)
@@ -277,7 +277,7 @@ static void run_by_flags(void)
     typedef typename wt_seg_op<OpId>::type Op;
     enum { WARPS = FLAGS_KINDS * 4 };
     const size_t n = WARPS * 32;
-    T *v = (T *)malloc(n * sizeof(T)), *red = (T *)malloc(n * sizeof(T)), *all = (T *)malloc(n * sizeof(T));
+    T *v = (T *)wt_host_alloc(n * sizeof(T)), *red = (T *)wt_host_alloc(n * sizeof(T)), *all = (T *)wt_host_alloc(n * sizeof(T));
     unsigned heads[WARPS];
     fill_inputs(OpId, v, n);
     for (int w = 0; w < WARPS; w++) heads[w] = heads_mask(w % FLAGS_KINDS);
@@ -312,9 +312,9 @@ static void run_by_flags(void)
     wt_dev_free(d_red);
     wt_dev_free(d_all);
     wt_dev_free(d_heads);
-    free(v);
-    free(red);
-    free(all);
+    wt_host_free(v);
+    wt_host_free(red);
+    wt_host_free(all);
 }
 
 static void test_by_flags(void **state)

@@ -46,7 +46,7 @@ static void h_show(char *s, tally a) { sprintf(s, "{%d, %.17g}", a.count, a.tota
    integers that wrap), so that every level has one right answer. */
 static void h_random(long *v) { *v = (long)wt_rand64(); }
 static void h_random(unsigned long *v) { *v = (unsigned long)wt_rand64(); }
-static void h_random(float2 *v) { *v = make_float2((float)wt_rand_below(2001) - 1000.0f, (float)wt_rand_below(64)); }
+static void h_random(float2 *v) { *v = make_float2((float)wt_rand_below(129) - 64.0f, (float)wt_rand_below(64)); }
 static void h_random(int2 *v) { *v = make_int2((int)wt_rand32(), (int)wt_rand32()); }
 static void h_random(particle *v) { particle p = {(float)wt_rand_below(200) - 100.0f, (float)wt_rand_below(8), 0.5f}; *v = p; }
 static void h_random(tally *v) { memset(v, 0x5a, sizeof *v); v->count = wt_rand_below(100); v->total = (double)wt_rand_below(1 << 20) * 0.25; }

@@ -223,7 +223,7 @@ static void wt_run_blocks(const char *what, dim3 shape, int blocks, int counted,
    caller's scratch, or NULL: one made for this call): launch(scratch, d_out) runs a kernel whose
    warpred_grid_reduce writes *d_out (poisoned before each launch). Every result must pass check
    (the result of all the grid's inputs) and have the first result's bits; no launch may report an
-   overflow. Returns the last result. */
+   overflow. `what` names the grid's shape. Returns the last result. */
 template <typename T, typename Launch, typename Check, typename Same>
 static T wt_run_grid(const char *what, int blocks, int repeats, warpred_grid_scratch *scratch, Launch launch, Check check, Same same)
 {
@@ -239,9 +239,9 @@ static T wt_run_grid(const char *what, int blocks, int repeats, warpred_grid_scr
         wt_grid_scratch_ok(scratch, what);
         wt_to_host(&got, d_out, sizeof(T));
         char why[500];
-        if (!check(got, why, sizeof why)) fail_msg("%s, grid of %d blocks, launch %d: %s", what, blocks, r, why);
+        if (!check(got, why, sizeof why)) fail_msg("%s, launch %d: %s", what, r, why);
         if (r == 0) first = got;
-        else if (!same(got, first)) fail_msg("%s, grid of %d blocks: launch %d's bits differ from launch 0's (not deterministic)", what, blocks, r);
+        else if (!same(got, first)) fail_msg("%s: launch %d's bits differ from launch 0's (not deterministic)", what, r);
     }
     if (own) wt_grid_scratch_free(own);
     wt_dev_free(d_out);

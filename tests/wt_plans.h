@@ -36,10 +36,20 @@ static inline void *wt_host_new(size_t bytes)
     return p;
 }
 
-static inline void wt_release_grid_scratch(void *p)
+/* The teardown's release of a created T (Destroy: its warpred destroy function), and the test's
+   own, checked one. */
+template <typename T, cudaError_t (*Destroy)(T *)> static void wt_release_created(void *p)
 {
-    warpred_grid_scratch_destroy((warpred_grid_scratch *)p);
+    Destroy((T *)p);
     free(p);
+}
+
+template <typename T> static void wt_destroy_owned(T *p, cudaError_t (*destroy)(T *))
+{
+    wt_disown(p);
+    const cudaError_t err = destroy(p);
+    free(p);
+    WT_CUDA(err);
 }
 
 static inline warpred_grid_scratch *wt_grid_scratch(unsigned capacity, size_t value_bytes)
@@ -47,16 +57,11 @@ static inline warpred_grid_scratch *wt_grid_scratch(unsigned capacity, size_t va
     warpred_grid_scratch *s = (warpred_grid_scratch *)wt_host_new(sizeof *s);
     const char *why = NULL;
     const cudaError_t err = warpred_grid_scratch_create(s, capacity, value_bytes, &why);
-    return (warpred_grid_scratch *)wt_own_created(s, err, why, "warpred_grid_scratch_create", wt_release_grid_scratch);
+    return (warpred_grid_scratch *)wt_own_created(s, err, why, "warpred_grid_scratch_create",
+                                                  wt_release_created<warpred_grid_scratch, warpred_grid_scratch_destroy>);
 }
 
-static inline void wt_grid_scratch_free(warpred_grid_scratch *s)
-{
-    wt_disown(s);
-    const cudaError_t err = warpred_grid_scratch_destroy(s);
-    free(s);
-    WT_CUDA(err);
-}
+static inline void wt_grid_scratch_free(warpred_grid_scratch *s) { wt_destroy_owned(s, warpred_grid_scratch_destroy); }
 
 static inline void wt_grid_scratch_ok(const warpred_grid_scratch *s, const char *what)
 {
@@ -64,27 +69,16 @@ static inline void wt_grid_scratch_ok(const warpred_grid_scratch *s, const char 
     if (warpred_grid_scratch_status(s, &why) != cudaSuccess) fail_msg("%s: grid scratch status: %s", what, why);
 }
 
-static inline void wt_release_device_plan(void *p)
-{
-    warpred_device_plan_destroy((warpred_device_plan *)p);
-    free(p);
-}
-
 static inline warpred_device_plan *wt_device_plan(unsigned value_bytes)
 {
     warpred_device_plan *plan = (warpred_device_plan *)wt_host_new(sizeof *plan);
     const char *why = NULL;
     const cudaError_t err = warpred_device_plan_create(plan, value_bytes, &why);
-    return (warpred_device_plan *)wt_own_created(plan, err, why, "warpred_device_plan_create", wt_release_device_plan);
+    return (warpred_device_plan *)wt_own_created(plan, err, why, "warpred_device_plan_create",
+                                                 wt_release_created<warpred_device_plan, warpred_device_plan_destroy>);
 }
 
-static inline void wt_device_plan_free(warpred_device_plan *plan)
-{
-    wt_disown(plan);
-    const cudaError_t err = warpred_device_plan_destroy(plan);
-    free(plan);
-    WT_CUDA(err);
-}
+static inline void wt_device_plan_free(warpred_device_plan *plan) { wt_destroy_owned(plan, warpred_device_plan_destroy); }
 
 static inline warpred_device_plan wt_fake_device_plan(unsigned value_bytes)
 {
