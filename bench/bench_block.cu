@@ -4,6 +4,8 @@
    1. Block sum, float / int / double, 64, 96, 128, 256, 512, 1000 and 1024 threads:
         warpred_block_reduce(v, op)          the block size read at run time (the default call)
         warpred_block_reduce<BS>(v, op)      the block size at compile time
+        warpred_block_reducer<T, 0 / BS>    a reducer (block_reducer.cuh) declared before the loop:
+                                             one barrier per call, run-time and compile-time size
         cub::BlockReduce<T, BS, BLOCK_REDUCE_WARP_REDUCTIONS>
         cub::BlockReduce<T, BS, BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY>
       in two loops:
@@ -50,6 +52,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <warpred/block_reduce.cuh>
+#include <warpred/block_reducer.cuh>
 #include "bench_util.h"
 
 namespace cg = cooperative_groups;
@@ -97,9 +100,10 @@ __device__ __forceinline__ int chain_next(int x, int r, int s) { return x ^ (r &
 
 /* ---- block level ---- */
 
-enum { V_RT, V_CT, V_CUB_WR, V_CUB_RAKE, BV };
-static const char *const block_variant[] = {"warpred run-time size", "warpred <BS>", "CUB warp-reductions",
-                                            "CUB raking-commutative"};
+enum { V_RT, V_CT, V_RED_RT, V_RED_CT, V_CUB_WR, V_CUB_RAKE, BV };
+static const char *const block_variant[] = {
+    "warpred run-time size", "warpred <BS>",        "warpred reducer, run-time size",
+    "warpred reducer <BS>",  "CUB warp-reductions", "CUB raking-commutative"};
 
 template <typename T, int V, int BS, int Op> struct block_call;
 template <typename T, int BS, int Op> struct block_call<T, V_RT, BS, Op> {
@@ -109,6 +113,20 @@ template <typename T, int BS, int Op> struct block_call<T, V_RT, BS, Op> {
         return warpred_block_reduce(v, typename warpred_op_of<Op>::type());
     }
 };
+/* The reducer (block_reducer.cuh): declared once before the loop, one barrier per call. */
+template <typename T, int Op, int Size> struct block_call_reducer {
+    typedef warpred_block_storage<T, Size> storage;
+    struct state {
+        warpred_block_reducer<T, Size> r;
+        __device__ __forceinline__ explicit state(storage *s) : r(s[0]) {}
+    };
+    static __device__ __forceinline__ T run(state &st, T v)
+    {
+        return st.r.reduce(v, typename warpred_op_of<Op>::type());
+    }
+};
+template <typename T, int BS, int Op> struct block_call<T, V_RED_RT, BS, Op> : block_call_reducer<T, Op, 0> {};
+template <typename T, int BS, int Op> struct block_call<T, V_RED_CT, BS, Op> : block_call_reducer<T, Op, BS> {};
 template <typename T, int BS, int Op> struct block_call<T, V_CT, BS, Op> {
     typedef char storage;
     static __device__ __forceinline__ T run(storage &, T v)
@@ -134,15 +152,36 @@ struct block_call<T, V_CUB_RAKE, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_
 /* The loops around one block reduction C (block_call, proto_call). Chain: one call site, 2 CUB storages alternating;
    throughput: one storage per reduction in flight. Thread 0 of each block writes its result (the only thread that has
    it); every thread writes, so nothing is dead. */
+/* A call with state (the reducer) keeps it across the loop and uses one storage; the others get
+   a storage per reduction in flight. */
+template <typename C, typename = void> struct state_of {
+    enum { stateful = 0 };
+    struct type {
+        template <typename S> __device__ __forceinline__ explicit type(S *) {}
+    };
+};
+template <typename C> struct state_of<C, decltype((void)sizeof(typename C::state))> {
+    enum { stateful = 1 };
+    typedef typename C::state type;
+};
+template <typename C, typename S, typename T>
+__device__ __forceinline__ T call(typename state_of<C>::type &st, S &storage, T v)
+{
+    if constexpr (state_of<C>::stateful) return (void)storage, C::run(st, v);
+    else
+        return (void)st, C::run(storage, v);
+}
+
 template <typename C, typename T, int BS, bool Chain>
 __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iters)
 {
-    __shared__ typename C::storage tmp[K_TP];
+    __shared__ typename C::storage tmp[state_of<C>::stateful ? 1 : K_TP];
+    typename state_of<C>::type st(tmp);
     const size_t g = blockIdx.x * (size_t)BS + threadIdx.x, G = (size_t)gridDim.x * BS;
     if constexpr (Chain) {
         const T x = in[g];
         T r = x;
-        for (int i = 0; i < iters; i++) r = C::run(tmp[i & 1], chain_next(x, r, s));
+        for (int i = 0; i < iters; i++) r = call<C>(st, tmp[i & (state_of<C>::stateful ? 0 : 1)], chain_next(x, r, s));
         out[g] = r;
     } else {
         T x[K_TP], acc[K_TP];
@@ -151,7 +190,8 @@ __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iter
         T step = T();
         for (int i = 0; i < iters; i++) {
 #pragma unroll
-            for (int k = 0; k < K_TP; k++) acc[k] = acc_add(acc[k], C::run(tmp[k], acc_add(x[k], step)));
+            for (int k = 0; k < K_TP; k++)
+                acc[k] = acc_add(acc[k], call<C>(st, tmp[state_of<C>::stateful ? 0 : k], acc_add(x[k], step)));
             step = acc_add(step, (T)1);
         }
         T total = acc[0];
@@ -509,7 +549,8 @@ static double max2(double a, double b) { return a > b ? a : b; }
 /* One row of the block table: the four variants at BS threads. */
 template <typename T, int Op, int BS, bool Chain> static void block_row(bench_env *e, const char *type)
 {
-    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>, launch_block<T, V_CT, BS, Op, Chain>,
+    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>,     launch_block<T, V_CT, BS, Op, Chain>,
+                         launch_block<T, V_RED_RT, BS, Op, Chain>, launch_block<T, V_RED_CT, BS, Op, Chain>,
                          launch_block<T, V_CUB_WR, BS, Op, Chain>, launch_block<T, V_CUB_RAKE, BS, Op, Chain>};
     const T s = chain_scale<T>(Op, BS);
     const int iters = Chain ? chain_iters(BS) : chain_iters(BS) / 2;
@@ -524,9 +565,13 @@ template <typename T, int Op, int BS, bool Chain> static void block_row(bench_en
     const double cub = max2(rate[V_CUB_WR], rate[V_CUB_RAKE]);
     const double level_rt = Op == OP_SUM ? 0.95 : Op == OP_MAX ? 0.9 : 1.0, level_ct = Op == OP_SUM ? 1.0 : level_rt;
     const double r_rt = rate[V_RT] / cub, r_ct = rate[V_CT] / cub;
-    printf("| %-6s %-7s | %-10s | %4d | %8.3f | %8.3f | %8.3f | %8.3f | %5.2f%s | %5.2f%s |%s\n", type, op_name[Op],
-           Chain ? "latency" : "throughput", BS, rate[V_RT], rate[V_CT], rate[V_CUB_WR], rate[V_CUB_RAKE], r_rt,
-           r_rt < level_rt ? "*" : " ", r_ct, r_ct < level_ct ? "*" : " ", bad ? " MISMATCH" : "");
+    const double q_rt = rate[V_RED_RT] / cub, q_ct = rate[V_RED_CT] / cub;
+    printf("| %-6s %-7s | %-10s | %4d | %8.3f | %8.3f | %8.3f | %8.3f | %8.3f | %8.3f | %5.2f%s | %5.2f%s | %5.2f%s | "
+           "%5.2f%s |%s\n",
+           type, op_name[Op], Chain ? "latency" : "throughput", BS, rate[V_RT], rate[V_CT], rate[V_RED_RT],
+           rate[V_RED_CT], rate[V_CUB_WR], rate[V_CUB_RAKE], r_rt, r_rt < level_rt ? "*" : " ", r_ct,
+           r_ct < level_ct ? "*" : " ", q_rt, q_rt < level_rt ? "*" : " ", q_ct, q_ct < level_ct ? "*" : " ",
+           bad ? " MISMATCH" : "");
     for (int v = 0; v < BV; v++)
         fprintf(e->csv, "block_reduce,\"%s %s %s\",\"%s\",%d,%.3f,%.4f,G reductions/s\n", type, op_name[Op],
                 Chain ? "latency" : "throughput", block_variant[v], BS, us[v], rate[v]);
@@ -534,12 +579,20 @@ template <typename T, int Op, int BS, bool Chain> static void block_row(bench_en
             Chain ? "latency" : "throughput", BS, r_rt);
     fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"<BS> / best CUB\",%d,,%.4f,ratio\n", type, op_name[Op],
             Chain ? "latency" : "throughput", BS, r_ct);
+    fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"reducer run-time / best CUB\",%d,,%.4f,ratio\n", type,
+            op_name[Op], Chain ? "latency" : "throughput", BS, q_rt);
+    fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"reducer <BS> / best CUB\",%d,,%.4f,ratio\n", type, op_name[Op],
+            Chain ? "latency" : "throughput", BS, q_ct);
 }
 
 static void block_header(void)
 {
-    printf("| type op        | loop       | BS   | run-time | <BS>     | CUB w-r  | CUB rak. | rt/CUB | <BS>/CUB |\n");
-    printf("|----------------|------------|-----:|---------:|---------:|---------:|---------:|-------:|---------:|\n");
+    printf("| type op        | loop       | BS   | run-time | <BS>     | red. rt  | red. BS  | CUB w-r  | CUB rak. | "
+           "rt/CUB "
+           "| <BS>/CUB | red.rt/CUB | red.BS/CUB |\n");
+    printf("|----------------|------------|-----:|---------:|---------:|---------:|---------:|---------:|---------:|---"
+           "----:"
+           "|---------:|-----------:|-----------:|\n");
 }
 
 template <typename T, bool Chain> static void block_sum_rows(bench_env *e, const char *type)
@@ -598,7 +651,8 @@ template <typename T> __global__ void k_fill(T *x, size_t n)
    with few iterations, nothing timed. */
 template <typename T, int Op, int BS, bool Chain> static void profile_block(bench_env *e)
 {
-    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>, launch_block<T, V_CT, BS, Op, Chain>,
+    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>,     launch_block<T, V_CT, BS, Op, Chain>,
+                         launch_block<T, V_RED_RT, BS, Op, Chain>, launch_block<T, V_RED_CT, BS, Op, Chain>,
                          launch_block<T, V_CUB_WR, BS, Op, Chain>, launch_block<T, V_CUB_RAKE, BS, Op, Chain>};
     const T s = chain_scale<T>(Op, BS);
     for (int v = 0; v < BV; v++) fns[v](e->blocks, e->in, e->out, &s, chain_iters(BS) / 8);

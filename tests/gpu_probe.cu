@@ -45,7 +45,8 @@ int main(void)
         return 1;
     }
     if (err != cudaSuccess || h != 42)
-        return why_not("the GPU cannot run a kernel: %s", err != cudaSuccess ? cudaGetErrorString(err) : "wrong result");
+        return why_not("the GPU cannot run a kernel: %s",
+                       err != cudaSuccess ? cudaGetErrorString(err) : "wrong result");
     printf("GPU 0: %s (sm_%d%d, %d SMs), CUDA driver %d.%d, runtime %d.%d\n", prop.name, prop.major, prop.minor,
            prop.multiProcessorCount, driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
     return 0;

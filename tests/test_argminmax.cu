@@ -20,10 +20,18 @@
 #include "wt_kernels.h"
 
 template <int Op> struct wt_argop_of;
-template <> struct wt_argop_of<WT_ARGMAX> { typedef warpred_op_argmax type; };
-template <> struct wt_argop_of<WT_ARGMIN> { typedef warpred_op_argmin type; };
-template <> struct wt_argop_of<WT_ARGMAX_NUM> { typedef warpred_op_argmax_num type; };
-template <> struct wt_argop_of<WT_ARGMIN_NUM> { typedef warpred_op_argmin_num type; };
+template <> struct wt_argop_of<WT_ARGMAX> {
+    typedef warpred_op_argmax type;
+};
+template <> struct wt_argop_of<WT_ARGMIN> {
+    typedef warpred_op_argmin type;
+};
+template <> struct wt_argop_of<WT_ARGMAX_NUM> {
+    typedef warpred_op_argmax_num type;
+};
+template <> struct wt_argop_of<WT_ARGMIN_NUM> {
+    typedef warpred_op_argmin_num type;
+};
 
 /* ------------------------------------------------------------------------------------------
    inputs
@@ -45,8 +53,8 @@ enum {
     S_PADDED,    /* S_MIXED with a third of the elements the op's identity {worst, -1} */
     S_COUNT
 };
-static const char *const s_name[] = {"few values", "unique", "ties", "NaN first", "NaN last", "one NaN", "all NaN",
-                                     "all -inf", "all +inf", "+-0", "mixed", "identity padding"};
+static const char *const s_name[] = {"few values", "unique",   "ties",     "NaN first", "NaN last", "one NaN",
+                                     "all NaN",    "all -inf", "all +inf", "+-0",       "mixed",    "identity padding"};
 
 static int scenario_has_nan(int s) { return s >= S_NAN_FIRST && s <= S_ALL_NAN; }
 
@@ -75,7 +83,8 @@ template <typename T> static T value_extreme(int high)
 template <typename T> static T value_nan(void)
 {
     if constexpr (wt_type<T>::is_int) return value_few<T>();
-    else return wt_nan_with<T>(wt_rand64() >> (wt_rand_below(2) ? 0 : 40), wt_rand_below(2));
+    else
+        return wt_nan_with<T>(wt_rand64() >> (wt_rand_below(2) ? 0 : 40), wt_rand_below(2));
 }
 
 template <typename T> static T value_of_kind(int s)
@@ -118,12 +127,13 @@ template <typename I> static void fill_indices(I *idx, size_t n, int order)
 
 /* Fills n values in groups of `group` consecutive elements per scenario s; index -1 pairs are
    the identity of op. */
-template <typename T, typename I>
-static void fill_args(int s, int op, T *v, I *idx, size_t n, size_t group, int order)
+template <typename T, typename I> static void fill_args(int s, int op, T *v, I *idx, size_t n, size_t group, int order)
 {
     fill_indices(idx, n, order);
     const int ties_kind = wt_rand_below(3);
-    const T tie_value = ties_kind == 0 ? value_few<T>() : ties_kind == 1 ? wt_type<T>::random(0) : value_extreme<T>(wt_rand_below(2));
+    const T tie_value = ties_kind == 0   ? value_few<T>()
+                        : ties_kind == 1 ? wt_type<T>::random(0)
+                                         : value_extreme<T>(wt_rand_below(2));
     for (size_t i = 0; i < n; i++) {
         const int kind = s == S_NAN_FIRST || s == S_NAN_LAST || s == S_NAN_ONE ? S_FEW : s == S_PADDED ? S_MIXED : s;
         v[i] = s == S_TIES ? tie_value : value_of_kind<T>(kind);
@@ -154,7 +164,8 @@ template <typename T, typename I> static const char *pair_name(void)
 
 /* Checks one reduced group: positions pos[0..k-1] of v/idx. */
 template <typename T, typename I>
-static int check_group(int op, const T *v, const I *idx, const int *pos, int k, warpred_arg<T, I> got, char *why, size_t len)
+static int check_group(int op, const T *v, const I *idx, const int *pos, int k, warpred_arg<T, I> got, char *why,
+                       size_t len)
 {
     T *gv = (T *)calloc(k, sizeof(T)); /* calloc: gcc cannot see that k >= 1 */
     I *gi = (I *)calloc(k, sizeof(I));
@@ -188,8 +199,7 @@ __global__ void k_warp(const T *v, const I *idx, const int *modes, warpred_arg<T
     wt_warp_calls<W>(warpred_make_arg(v[i], idx[i]), Op(), modes[blockIdx.x], red + i, all + i);
 }
 
-template <int W, typename T, typename I, int OpId>
-static void run_warp_case(int s, int order)
+template <int W, typename T, typename I, int OpId> static void run_warp_case(int s, int order)
 {
     typedef warpred_arg<T, I> A;
     const size_t n = WT_MODE_WARPS * 32;
@@ -205,7 +215,9 @@ static void run_warp_case(int s, int order)
         [&](const int *d_modes, A *d_red, A *d_all) {
             k_warp<W, T, I, typename wt_argop_of<OpId>::type><<<WT_MODE_WARPS, 32>>>(d_v, d_idx, d_modes, d_red, d_all);
         },
-        [&](const int *pos, int k, A got, char *why, size_t len) { return check_group(OpId, v, idx, pos, k, got, why, len); },
+        [&](const int *pos, int k, A got, char *why, size_t len) {
+            return check_group(OpId, v, idx, pos, k, got, why, len);
+        },
         same_pair<T, I>);
     wt_dev_free(d_v);
     wt_dev_free(d_idx);
@@ -214,8 +226,7 @@ static void run_warp_case(int s, int order)
 }
 
 /* Every scenario (twice with fresh values for the random ones), each index order. */
-template <int W, typename T, typename I, int OpId>
-static void run_warp_scenarios(void)
+template <int W, typename T, typename I, int OpId> static void run_warp_scenarios(void)
 {
     for (int s = 0; s < S_COUNT; s++) {
         if (wt_type<T>::is_int && scenario_has_nan(s)) continue;
@@ -223,8 +234,7 @@ static void run_warp_scenarios(void)
     }
 }
 
-template <int W, typename T, typename I>
-static void run_warp_all_ops(void)
+template <int W, typename T, typename I> static void run_warp_all_ops(void)
 {
     run_warp_scenarios<W, T, I, WT_ARGMAX>();
     run_warp_scenarios<W, T, I, WT_ARGMIN>();
@@ -292,8 +302,7 @@ __global__ void k_block_static(const T *v, const I *idx, int valid, warpred_arg<
     wt_block_calls_static<BT>(warpred_make_arg(v[i], idx[i]), Op(), valid, tid, red + blockIdx.x, all + i);
 }
 
-template <typename T, typename I>
-struct block_kernel {
+template <typename T, typename I> struct block_kernel {
     typedef void (*type)(const T *, const I *, int, warpred_arg<T, I> *, warpred_arg<T, I> *);
 };
 
@@ -325,9 +334,12 @@ static void run_block(dim3 shape, int blocks, int s, int valid, typename block_k
         what, shape, blocks, counted,
         [&](A *d_red, A *d_all) {
             if (kernel) kernel<<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
-            else k_block<T, I, Op><<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
+            else
+                k_block<T, I, Op><<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
         },
-        [&](const int *pos, int k, A got, char *why, size_t len) { return check_group(OpId, v, idx, pos, k, got, why, len); },
+        [&](const int *pos, int k, A got, char *why, size_t len) {
+            return check_group(OpId, v, idx, pos, k, got, why, len);
+        },
         same_pair<T, I>);
     wt_dev_free(d_v);
     wt_dev_free(d_idx);
@@ -348,13 +360,13 @@ static void test_block_every_size(void **state)
     }
 }
 
-static const dim3 wt_shapes[] = {dim3(1000), dim3(1024), dim3(33), dim3(17), dim3(96), dim3(7, 5, 3),
-                                 dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64), dim3(1)};
+static const dim3 wt_shapes[] = {dim3(1000),       dim3(1024),     dim3(33),       dim3(17),
+                                 dim3(96),         dim3(7, 5, 3),  dim3(32, 32),   dim3(33, 31),
+                                 dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64), dim3(1)};
 enum { NSHAPES = sizeof wt_shapes / sizeof wt_shapes[0] };
 
 /* Every shape x scenario, the given pair type and op, full and _valid forms. */
-template <typename T, typename I, int OpId>
-static void run_block_shapes(void)
+template <typename T, typename I, int OpId> static void run_block_shapes(void)
 {
     for (int sh = 0; sh < NSHAPES; sh++) {
         const int nthreads = wt_shapes[sh].x * wt_shapes[sh].y * wt_shapes[sh].z;
@@ -395,11 +407,14 @@ static void test_block_static(void **state)
         run_block<float, int, WT_ARGMAX>(dim3(7, 5, 3), 3, s, 0, k_block_static<105, float, int, warpred_op_argmax>);
         run_block<float, int, WT_ARGMAX>(dim3(256), 3, s, 0, k_block_static<256, float, int, warpred_op_argmax>);
         run_block<float, int, WT_ARGMAX>(dim3(1024), 2, s, 0, k_block_static<1024, float, int, warpred_op_argmax>);
-        run_block<double, long long, WT_ARGMIN_NUM>(dim3(96), 3, s, 0, k_block_static<96, double, long long, warpred_op_argmin_num>);
-        run_block<double, long long, WT_ARGMIN_NUM>(dim3(1000), 2, s, 0, k_block_static<1000, double, long long, warpred_op_argmin_num>);
+        run_block<double, long long, WT_ARGMIN_NUM>(dim3(96), 3, s, 0,
+                                                    k_block_static<96, double, long long, warpred_op_argmin_num>);
+        run_block<double, long long, WT_ARGMIN_NUM>(dim3(1000), 2, s, 0,
+                                                    k_block_static<1000, double, long long, warpred_op_argmin_num>);
     }
     run_block<float, int, WT_ARGMAX>(dim3(256), 3, S_PADDED, 77, k_block_static<256, float, int, warpred_op_argmax>);
-    run_block<double, long long, WT_ARGMIN_NUM>(dim3(1000), 3, S_MIXED, 999, k_block_static<1000, double, long long, warpred_op_argmin_num>);
+    run_block<double, long long, WT_ARGMIN_NUM>(dim3(1000), 3, S_MIXED, 999,
+                                                k_block_static<1000, double, long long, warpred_op_argmin_num>);
 }
 
 /* Four reductions of different pair types back to back, no caller barrier, then the same
@@ -411,9 +426,11 @@ __global__ void k_back_to_back(const float *v, const double *w, int rounds, warp
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const int base = blockIdx.x * n;
     warpred_arg<float, int> a = warpred_block_allreduce(warpred_make_arg(v[base + tid], tid), warpred_op_argmax());
-    warpred_arg<double, long long> b = warpred_block_reduce(warpred_make_arg(w[base + tid], (long long)tid), warpred_op_argmin());
+    warpred_arg<double, long long> b =
+        warpred_block_reduce(warpred_make_arg(w[base + tid], (long long)tid), warpred_op_argmin());
     warpred_arg<float, int> c = warpred_block_reduce(warpred_make_arg(v[base + tid], tid), warpred_op_argmin_num());
-    warpred_arg<double, long long> d = warpred_block_allreduce(warpred_make_arg(w[base + tid], (long long)tid), warpred_op_argmax_num());
+    warpred_arg<double, long long> d =
+        warpred_block_allreduce(warpred_make_arg(w[base + tid], (long long)tid), warpred_op_argmax_num());
     if (tid == 0) {
         out_f[blockIdx.x * 4 + 0] = a;
         out_f[blockIdx.x * 4 + 1] = c;
@@ -448,9 +465,12 @@ static void run_back_to_back(dim3 shape, int blocks)
     }
     float *d_v = (float *)wt_dev_alloc(count * sizeof(float));
     double *d_w = (double *)wt_dev_alloc(count * sizeof(double));
-    warpred_arg<float, int> *d_f = (warpred_arg<float, int> *)wt_dev_alloc(blocks * 4 * sizeof(warpred_arg<float, int>)), *f;
-    warpred_arg<double, long long> *d_d =
-        (warpred_arg<double, long long> *)wt_dev_alloc(blocks * 4 * sizeof(warpred_arg<double, long long>)), *d;
+    warpred_arg<float, int> *d_f =
+                                (warpred_arg<float, int> *)wt_dev_alloc(blocks * 4 * sizeof(warpred_arg<float, int>)),
+                            *f;
+    warpred_arg<double, long long> *d_d = (warpred_arg<double, long long> *)wt_dev_alloc(
+                                       blocks * 4 * sizeof(warpred_arg<double, long long>)),
+                                   *d;
     f = (warpred_arg<float, int> *)wt_host_alloc(blocks * 4 * sizeof *f);
     d = (warpred_arg<double, long long> *)wt_host_alloc(blocks * 4 * sizeof *d);
     wt_to_dev(d_v, v, count * sizeof(float));
@@ -463,7 +483,7 @@ static void run_back_to_back(dim3 shape, int blocks)
         const float *bv = v + (size_t)b * n;
         const double *bw = w + (size_t)b * n;
         char why[300];
-#define WT_CHECK(vals, ids, op, got, what)                                                                  \
+#define WT_CHECK(vals, ids, op, got, what)                                                                    \
     if (!wt_arg_matches(vals, ids, wt_arg_pick(op, vals, ids, n), (got).value, (got).index, why, sizeof why)) \
         fail_msg("back to back, block (%u,%u,%u) #%d, %s: %s", shape.x, shape.y, shape.z, b, what, why);
         WT_CHECK(bv, iota, WT_ARGMAX, f[b * 4 + 0], "argmax allreduce (thread 0)")
@@ -492,8 +512,8 @@ static void run_back_to_back(dim3 shape, int blocks)
 static void test_block_back_to_back(void **state)
 {
     WT_NEED_GPU(state);
-    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64), dim3(33), dim3(32), dim3(5), dim3(1),
-                           dim3(7, 5, 3), dim3(16, 8, 8)};
+    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64),      dim3(33),
+                           dim3(32),   dim3(5),    dim3(1),   dim3(7, 5, 3), dim3(16, 8, 8)};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) run_back_to_back(shapes[s], 5);
 }
 
@@ -513,8 +533,7 @@ __global__ void k_grid(const T *v, const I *idx, warpred_grid_scratch scratch, w
 /* One grid reduction per scenario on `blocks` x `shape`, all on one scratch, each repeated
    `repeats` times on the same input: every repeat must give the same bits, and exactly one thread
    of each launch gets true from warpred_grid_reduce. */
-template <typename T, typename I, int OpId>
-static void run_grid(int blocks, dim3 shape, int repeats)
+template <typename T, typename I, int OpId> static void run_grid(int blocks, dim3 shape, int repeats)
 {
     typedef warpred_arg<T, I> A;
     const int nthreads = shape.x * shape.y * shape.z;
@@ -531,8 +550,8 @@ static void run_grid(int blocks, dim3 shape, int repeats)
         wt_to_dev(d_idx, idx, n * sizeof(I));
         const int want = wt_arg_pick(OpId, v, idx, (int)n);
         char what[200];
-        snprintf(what, sizeof what, "%s %s grid of %d x (%u,%u,%u), %s", pair_name<T, I>(), wt_argop_name[OpId], blocks, shape.x,
-                 shape.y, shape.z, s_name[s]);
+        snprintf(what, sizeof what, "%s %s grid of %d x (%u,%u,%u), %s", pair_name<T, I>(), wt_argop_name[OpId], blocks,
+                 shape.x, shape.y, shape.z, s_name[s]);
         wt_run_grid<A>(
             what, blocks, repeats, scratch,
             [&](warpred_grid_scratch sc, A *d_out) {
@@ -617,7 +636,8 @@ static void test_identities(void **state)
 static void test_layouts(void **state)
 {
     (void)state;
-    printf("[ INFO     ] sizeof warpred_arg<float,int> %zu, <int,long long> %zu, <double,int> %zu, <double,long long> %zu, "
+    printf("[ INFO     ] sizeof warpred_arg<float,int> %zu, <int,long long> %zu, <double,int> %zu, <double,long long> "
+           "%zu, "
            "<unsigned long long,long long> %zu\n",
            sizeof(warpred_arg<float, int>), sizeof(warpred_arg<int, long long>), sizeof(warpred_arg<double, int>),
            sizeof(warpred_arg<double, long long>), sizeof(warpred_arg<unsigned long long, long long>));
@@ -634,7 +654,7 @@ static void test_layouts(void **state)
 
 __global__ void row_argmax_num(const float *x, int cols, int *out)
 {
-    warpred_arg<float, int> best = warpred_op_argmax_num::identity<warpred_arg<float, int> >();
+    warpred_arg<float, int> best = warpred_op_argmax_num::identity<warpred_arg<float, int>>();
     for (int c = threadIdx.x; c < cols; c += blockDim.x)
         best = warpred_op_argmax_num()(best, warpred_make_arg(x[blockIdx.x * cols + c], c));
     best = warpred_block_reduce(best, warpred_op_argmax_num());

@@ -42,8 +42,8 @@ static void fill_bins(unsigned *addr, size_t n, unsigned bins)
 /* Checks per-lane return values of an increment: for each address, the returned slots are a
    permutation of 0..count-1, and within a warp a lane of higher lane index got a higher slot. */
 template <typename T>
-static void check_inc_slots(const unsigned char *pred, const unsigned *addr, size_t n, unsigned bins,
-                            const T *counters, const T *slot)
+static void check_inc_slots(const unsigned char *pred, const unsigned *addr, size_t n, unsigned bins, const T *counters,
+                            const T *slot)
 {
     size_t *first = (size_t *)wt_host_alloc_zeroed((bins + 1) * sizeof(size_t));
     for (unsigned b = 0; b < bins; b++) first[b + 1] = first[b] + (size_t)counters[b];
@@ -56,7 +56,8 @@ static void check_inc_slots(const unsigned char *pred, const unsigned *addr, siz
         if ((uint64_t)slot[i] >= (uint64_t)counters[b])
             fail_msg("thread %zu got slot %llu of bin %u, which counted only %llu", i, (unsigned long long)slot[i], b,
                      (unsigned long long)counters[b]);
-        if (taken[first[b] + (size_t)slot[i]]++) fail_msg("slot %llu of bin %u was handed out twice", (unsigned long long)slot[i], b);
+        if (taken[first[b] + (size_t)slot[i]]++)
+            fail_msg("slot %llu of bin %u was handed out twice", (unsigned long long)slot[i], b);
         for (size_t j = i & ~(size_t)31; j < i; j++) /* lane order within the warp */
             if (pred[j] && addr[j] == b && slot[j] >= slot[i])
                 fail_msg("lanes %zu and %zu of one warp: slots %llu and %llu are not in lane order", j % 32, i % 32,
@@ -67,8 +68,7 @@ static void check_inc_slots(const unsigned char *pred, const unsigned *addr, siz
     wt_host_free(taken);
 }
 
-template <typename T>
-static void run_inc(unsigned bins, size_t n)
+template <typename T> static void run_inc(unsigned bins, size_t n)
 {
     unsigned char *pred = (unsigned char *)wt_host_alloc(n);
     unsigned *addr = (unsigned *)wt_host_alloc(n * sizeof(unsigned));
@@ -189,8 +189,7 @@ template <typename T> static void add_run_free(add_run<T> *r)
 /* Integer adds: in every (warp, address) group, lane k got the group's base plus the values of
    the group's lower lanes; per address, the group bases chain up from 0 in some serial order of
    the groups; and the sums are exact. Arithmetic modulo 2^64 covers every integer type. */
-template <typename T>
-static void run_add_int(unsigned bins, size_t n)
+template <typename T> static void run_add_int(unsigned bins, size_t n)
 {
     add_run<T> r = add_run_prepare<T>(n, bins);
     const unsigned char *pred = r.pred;
@@ -212,8 +211,10 @@ static void run_add_int(unsigned bins, size_t n)
             for (size_t i = w; i < w + 32 && i < n; i++) {
                 if (!pred[i] || addr[i] != b) continue;
                 if (members && ((uint64_t)old[i] & mask) != ((groups[ngroups].base + running) & mask))
-                    fail_msg("%u bins, bin %u, warp %zu lane %zu: returned %llx, expected group base + lower lanes = %llx", bins, b,
-                             w / 32, i - w, (unsigned long long)old[i], (unsigned long long)((groups[ngroups].base + running) & mask));
+                    fail_msg(
+                        "%u bins, bin %u, warp %zu lane %zu: returned %llx, expected group base + lower lanes = %llx",
+                        bins, b, w / 32, i - w, (unsigned long long)old[i],
+                        (unsigned long long)((groups[ngroups].base + running) & mask));
                 if (!members) groups[ngroups].base = (uint64_t)old[i] & mask;
                 running += (uint64_t)v[i];
                 members++;
@@ -222,7 +223,8 @@ static void run_add_int(unsigned bins, size_t n)
             want_sum += running;
         }
         if (((uint64_t)sums[b] & mask) != (want_sum & mask))
-            fail_msg("%u bins, bin %u: sum %llx, expected %llx", bins, b, (unsigned long long)sums[b], (unsigned long long)(want_sum & mask));
+            fail_msg("%u bins, bin %u: sum %llx, expected %llx", bins, b, (unsigned long long)sums[b],
+                     (unsigned long long)(want_sum & mask));
         /* a serial order exists: sorted by base, each group starts where the previous ended
            (values are positive, so bases only grow along the order) */
         qsort(groups, ngroups, sizeof(wt_group), cmp_group);
@@ -230,8 +232,8 @@ static void run_add_int(unsigned bins, size_t n)
         for (size_t g = 0; g < ngroups; g++) {
             if (groups[g].total == 0) continue; /* a group of zeros may sit anywhere */
             if (groups[g].base != at)
-                fail_msg("%u bins, bin %u: no serial order - a group starts at %llx where the previous ended at %llx", bins, b,
-                         (unsigned long long)groups[g].base, (unsigned long long)at);
+                fail_msg("%u bins, bin %u: no serial order - a group starts at %llx where the previous ended at %llx",
+                         bins, b, (unsigned long long)groups[g].base, (unsigned long long)at);
             at += groups[g].total;
         }
     }
@@ -253,8 +255,7 @@ static void test_add_int_divergent(void **state)
 
 /* Floating-point adds: the total against a double reference (n*u*sum|x|), and in each warp
    group lane k's return value against base + exact prefix of lower lanes. */
-template <typename F>
-static void run_add_float(unsigned bins, size_t n)
+template <typename F> static void run_add_float(unsigned bins, size_t n)
 {
     add_run<F> r = add_run_prepare<F>(n, bins);
     const unsigned char *pred = r.pred;
@@ -285,8 +286,8 @@ static void run_add_float(unsigned bins, size_t n)
         }
         const double tol = (double)calls * u * abs_sum + 1e-300;
         if (fabs((double)sums[b] - want) > tol)
-            fail_msg("%s add, bin %u: total %.17g, expected %.17g (tolerance %.3g)", sizeof(F) == 4 ? "float" : "double", b,
-                     (double)sums[b], want, tol);
+            fail_msg("%s add, bin %u: total %.17g, expected %.17g (tolerance %.3g)",
+                     sizeof(F) == 4 ? "float" : "double", b, (double)sums[b], want, tol);
     }
     add_run_free(&r);
 }
@@ -318,7 +319,8 @@ static void test_shared_histogram(void **state)
     enum { BLOCKS = 256, THREADS = 512 };
     unsigned *addr = (unsigned *)wt_host_alloc(BLOCKS * THREADS * sizeof(unsigned)), out[BLOCKS * 8];
     for (int i = 0; i < BLOCKS * THREADS; i++) addr[i] = wt_rand32() % 64;
-    unsigned *d_addr = (unsigned *)wt_dev_alloc(BLOCKS * THREADS * sizeof(unsigned)), *d_out = (unsigned *)wt_dev_alloc(sizeof out);
+    unsigned *d_addr = (unsigned *)wt_dev_alloc(BLOCKS * THREADS * sizeof(unsigned)),
+             *d_out = (unsigned *)wt_dev_alloc(sizeof out);
     wt_to_dev(d_addr, addr, BLOCKS * THREADS * sizeof(unsigned));
     k_shared_hist<<<BLOCKS, THREADS>>>(d_addr, d_out);
     WT_LAUNCHED();
@@ -343,7 +345,8 @@ static void test_doc_snippets(void **state)
 {
     WT_NEED_GPU(state);
     const float in[5] = {3, -1, 2, 0, 5};
-    float *d_in = (float *)wt_dev_alloc(sizeof in), *d_out = (float *)wt_dev_alloc(sizeof in), *d_sum = (float *)wt_dev_alloc(4);
+    float *d_in = (float *)wt_dev_alloc(sizeof in), *d_out = (float *)wt_dev_alloc(sizeof in),
+          *d_sum = (float *)wt_dev_alloc(4);
     unsigned *d_count = (unsigned *)wt_dev_alloc(4), count;
     float out[5], sum, zero = 0;
     wt_to_dev(d_in, in, sizeof in);
@@ -368,12 +371,8 @@ static void test_doc_snippets(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        WT_TEST(test_doc_snippets),
-        WT_TEST(test_inc_divergent),
-        WT_TEST(test_histogram),
-        WT_TEST(test_add_int_divergent),
-        WT_TEST(test_add_float_divergent),
-        WT_TEST(test_shared_histogram),
+        WT_TEST(test_doc_snippets),      WT_TEST(test_inc_divergent),       WT_TEST(test_histogram),
+        WT_TEST(test_add_int_divergent), WT_TEST(test_add_float_divergent), WT_TEST(test_shared_histogram),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

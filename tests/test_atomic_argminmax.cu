@@ -10,10 +10,18 @@
 #include "wt_compound.h"
 
 template <int Op> struct wt_argop_of;
-template <> struct wt_argop_of<WT_ARGMAX> { typedef warpred_op_argmax type; };
-template <> struct wt_argop_of<WT_ARGMIN> { typedef warpred_op_argmin type; };
-template <> struct wt_argop_of<WT_ARGMAX_NUM> { typedef warpred_op_argmax_num type; };
-template <> struct wt_argop_of<WT_ARGMIN_NUM> { typedef warpred_op_argmin_num type; };
+template <> struct wt_argop_of<WT_ARGMAX> {
+    typedef warpred_op_argmax type;
+};
+template <> struct wt_argop_of<WT_ARGMIN> {
+    typedef warpred_op_argmin type;
+};
+template <> struct wt_argop_of<WT_ARGMAX_NUM> {
+    typedef warpred_op_argmax_num type;
+};
+template <> struct wt_argop_of<WT_ARGMIN_NUM> {
+    typedef warpred_op_argmin_num type;
+};
 
 template <int OpId, typename T> __device__ void publish(unsigned long long *slot, T value, unsigned index)
 {
@@ -29,7 +37,8 @@ template <int OpId, typename T> __device__ void publish(unsigned long long *slot
 template <int OpId, typename T>
 __global__ void k_publish(const T *v, const unsigned *idx, size_t first, size_t n, unsigned long long *slot)
 {
-    for (size_t i = first + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < first + n; i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = first + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < first + n;
+         i += (size_t)gridDim.x * blockDim.x)
         publish<OpId>(slot, v[i], idx[i]);
 }
 
@@ -65,8 +74,9 @@ static void test_empty_slot_host(void **state)
    ------------------------------------------------------------------------------------------ */
 
 enum { S_FEW, S_UNIQUE, S_TIES, S_NAN_FIRST, S_NAN_LAST, S_ALL_NAN, S_ZEROS, S_EXTREMES, S_MIXED, S_COUNT };
-static const char *const s_name[] = {"few values", "unique", "ties", "NaN at the lowest index", "NaN at the highest index",
-                                     "all NaN", "+-0", "extremes", "mixed"};
+static const char *const s_name[] = {
+    "few values", "unique",   "ties", "NaN at the lowest index", "NaN at the highest index", "all NaN",
+    "+-0",        "extremes", "mixed"};
 
 template <typename T> static T value_of(int s)
 {
@@ -76,7 +86,8 @@ template <typename T> static T value_of(int s)
         switch (s) {
         case S_UNIQUE: return (T)wt_rand32();
         case S_EXTREMES: return wt_rand_below(2) ? lowest : (T)~lowest;
-        case S_MIXED: return wt_rand_below(3) == 0 ? (wt_rand_below(2) ? lowest : (T)~lowest) : (T)(wt_rand_below(5) - 2);
+        case S_MIXED:
+            return wt_rand_below(3) == 0 ? (wt_rand_below(2) ? lowest : (T)~lowest) : (T)(wt_rand_below(5) - 2);
         default: return (T)(wt_rand_below(5) - 2);
         }
     } else {
@@ -86,12 +97,19 @@ template <typename T> static T value_of(int s)
         case S_ZEROS: return wt_rand_below(2) ? (T)0 : (T)-0.0;
         case S_EXTREMES: {
             const int r = wt_rand_below(4);
-            return r == 0 ? (T)INFINITY : r == 1 ? (T)-INFINITY : r == 2 ? (T)3.4028235e38f : (T)-1.4e-45f; /* +-inf, max, -subnormal */
+            return r == 0   ? (T)INFINITY
+                   : r == 1 ? (T)-INFINITY
+                   : r == 2 ? (T)3.4028235e38f
+                            : (T)-1.4e-45f; /* +-inf, max, -subnormal */
         }
         case S_MIXED: {
             const int r = wt_rand_below(8);
-            return r == 0 ? wt_nan_with<T>(wt_rand64(), wt_rand_below(2)) : r == 1 ? (T)-0.0 : r == 2 ? (T)0 : r == 3 ? (T)-INFINITY
-                   : r == 4 ? (T)INFINITY : (T)(wt_rand_below(5) - 2);
+            return r == 0   ? wt_nan_with<T>(wt_rand64(), wt_rand_below(2))
+                   : r == 1 ? (T)-0.0
+                   : r == 2 ? (T)0
+                   : r == 3 ? (T)-INFINITY
+                   : r == 4 ? (T)INFINITY
+                            : (T)(wt_rand_below(5) - 2);
         }
         default: return (T)(wt_rand_below(5) - 2);
         }
@@ -104,7 +122,9 @@ template <typename T> static void fill(int s, T *v, unsigned *idx, long long *id
 {
     const T tie = value_of<T>(S_UNIQUE);
     for (size_t i = 0; i < n; i++) {
-        idx[i] = i == 0 ? 0u : i == 1 ? 0xfffffffeu : (unsigned)(2 + (i - 2) * (0xfffffff0ull / n)) + (unsigned)wt_rand_below(3);
+        idx[i] = i == 0   ? 0u
+                 : i == 1 ? 0xfffffffeu
+                          : (unsigned)(2 + (i - 2) * (0xfffffff0ull / n)) + (unsigned)wt_rand_below(3);
         v[i] = s == S_TIES ? tie : value_of<T>(s);
     }
     for (size_t i = n - 1; i > 0; i--) { /* shuffle the pairs */
@@ -114,7 +134,8 @@ template <typename T> static void fill(int s, T *v, unsigned *idx, long long *id
         v[i] = v[j], idx[i] = idx[j];
         v[j] = tv, idx[j] = ti;
     }
-    if (!wt_type<T>::is_int && (s == S_NAN_FIRST || s == S_NAN_LAST)) { /* the pair with the lowest / highest index gets a NaN */
+    if (!wt_type<T>::is_int &&
+        (s == S_NAN_FIRST || s == S_NAN_LAST)) { /* the pair with the lowest / highest index gets a NaN */
         size_t at = 0;
         for (size_t i = 1; i < n; i++)
             if (s == S_NAN_FIRST ? idx[i] < idx[at] : idx[i] > idx[at]) at = i;
@@ -125,7 +146,8 @@ template <typename T> static void fill(int s, T *v, unsigned *idx, long long *id
 
 /* What the slot must decode to: the model's pair, a NaN value as the canonical NaN. */
 template <typename T>
-static int check_decoded(int op, const T *v, const long long *idx_ll, size_t n, warpred_arg<T, long long> got, char *why, size_t len)
+static int check_decoded(int op, const T *v, const long long *idx_ll, size_t n, warpred_arg<T, long long> got,
+                         char *why, size_t len)
 {
     const int want = wt_arg_pick(op, v, idx_ll, (int)n);
     T want_v = v[want];
@@ -137,7 +159,8 @@ static int check_decoded(int op, const T *v, const long long *idx_ll, size_t n, 
     }
     if (got.index == idx_ll[want] && wt_type<T>::bits(got.value) == wt_type<T>::bits(want_v)) return 1;
     snprintf(why, len, "decoded (value bits %llx, index %lld), expected (value bits %llx, index %lld)",
-             (unsigned long long)wt_type<T>::bits(got.value), got.index, (unsigned long long)wt_type<T>::bits(want_v), idx_ll[want]);
+             (unsigned long long)wt_type<T>::bits(got.value), got.index, (unsigned long long)wt_type<T>::bits(want_v),
+             idx_ll[want]);
     return 0;
 }
 
@@ -187,14 +210,14 @@ template <int OpId, typename T> static void run_slot(int s, size_t n, int kernel
         const A host = warpred_arg_slot_decode<typename wt_argop_of<OpId>::type, T>(slot[rep]);
         char why[300];
         if (!check_decoded(OpId, v, idx_ll, n, dec, why, sizeof why))
-            fail_msg("atomic %s %s, %s, %zu pairs in %d kernels, order %d: device decode: %s", name, wt_type<T>::name(), s_name[s], n,
-                     kernels, rep, why);
+            fail_msg("atomic %s %s, %s, %zu pairs in %d kernels, order %d: device decode: %s", name, wt_type<T>::name(),
+                     s_name[s], n, kernels, rep, why);
         if (!check_decoded(OpId, v, idx_ll, n, host, why, sizeof why))
             fail_msg("atomic %s %s, %s, %zu pairs: host decode: %s", name, wt_type<T>::name(), s_name[s], n, why);
     }
     if (slot[0] != slot[1])
-        fail_msg("atomic %s %s, %s: slot %016llx in one order, %016llx in another (not order-independent)", name, wt_type<T>::name(),
-                 s_name[s], slot[0], slot[1]);
+        fail_msg("atomic %s %s, %s: slot %016llx in one order, %016llx in another (not order-independent)", name,
+                 wt_type<T>::name(), s_name[s], slot[0], slot[1]);
     wt_dev_free(d_v);
     wt_dev_free(d_idx);
     wt_dev_free(d_slot);
@@ -262,7 +285,8 @@ static void test_doc_snippet(void **state)
         WT_LAUNCHED();
         wt_to_host(&slot, d_slot, sizeof slot);
         const warpred_arg<float, long long> a = warpred_arg_slot_decode<warpred_op_argmax, float>(slot);
-        if (a.value != 5.0f || a.index != 1) fail_msg("snippet with %d threads a block: {%g, %lld}, expected {5, 1}", threads[t], a.value, a.index);
+        if (a.value != 5.0f || a.index != 1)
+            fail_msg("snippet with %d threads a block: {%g, %lld}, expected {5, 1}", threads[t], a.value, a.index);
     }
     wt_dev_free(d_x);
     wt_dev_free(d_slot);
@@ -271,12 +295,8 @@ static void test_doc_snippet(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        WT_TEST(wt_compound_self_check),
-        WT_TEST(test_empty_slot_host),
-        WT_TEST(test_doc_snippet),
-        WT_TEST(test_slot_float),
-        WT_TEST(test_slot_int),
-        WT_TEST(test_slot_unsigned),
+        WT_TEST(wt_compound_self_check), WT_TEST(test_empty_slot_host), WT_TEST(test_doc_snippet),
+        WT_TEST(test_slot_float),        WT_TEST(test_slot_int),        WT_TEST(test_slot_unsigned),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

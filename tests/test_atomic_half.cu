@@ -60,7 +60,8 @@ static const uint16_t NEIGHBOUR = 0xA5C3; /* the other half of each word: must s
 /* Pair i lives in word i: its memory value in half `high`, NEIGHBOUR in the other half. The
    thread updates its half; words[] gets the whole word afterwards. */
 template <typename H, int Fn, bool Shared>
-__global__ void k_table(const unsigned short *mem, const unsigned short *arg, int high, unsigned short *words, unsigned short *ret, int n)
+__global__ void k_table(const unsigned short *mem, const unsigned short *arg, int high, unsigned short *words,
+                        unsigned short *ret, int n)
 {
     __shared__ unsigned short s[2 * NPAIRS];
     const int i = threadIdx.x;
@@ -94,9 +95,11 @@ template <typename H, int Fn, bool Shared> static void run_table(int high)
     for (int i = 0; i < NPAIRS; i++) {
         const uint16_t want = wt_h16_stored(Fn, mem[i], arg[i], h16<H>::is_bf16), got = words[2 * i + high];
         if (got != want || ret[i] != mem[i] || words[2 * i + 1 - high] != NEIGHBOUR)
-            fail_msg("%s %s (%s memory, %s half): memory %04x, argument %04x -> stored %04x (want %04x), returned %04x (want %04x), "
-                     "other half %04x (want %04x)", h16<H>::name(), wt_fn_name[Fn], Shared ? "shared" : "global",
-                     high ? "high" : "low", mem[i], arg[i], got, want, ret[i], mem[i], words[2 * i + 1 - high], NEIGHBOUR);
+            fail_msg("%s %s (%s memory, %s half): memory %04x, argument %04x -> stored %04x (want %04x), returned %04x "
+                     "(want %04x), "
+                     "other half %04x (want %04x)",
+                     h16<H>::name(), wt_fn_name[Fn], Shared ? "shared" : "global", high ? "high" : "low", mem[i],
+                     arg[i], got, want, ret[i], mem[i], words[2 * i + 1 - high], NEIGHBOUR);
     }
 }
 
@@ -116,8 +119,16 @@ template <typename H> static void run_table_type(void)
     run_table_all<H, WT_FN_MIN_NUM>();
 }
 
-static void test_table_half(void **state) { WT_NEED_GPU(state); run_table_type<__half>(); }
-static void test_table_bfloat16(void **state) { WT_NEED_GPU(state); run_table_type<__nv_bfloat16>(); }
+static void test_table_half(void **state)
+{
+    WT_NEED_GPU(state);
+    run_table_type<__half>();
+}
+static void test_table_bfloat16(void **state)
+{
+    WT_NEED_GPU(state);
+    run_table_type<__nv_bfloat16>();
+}
 
 /* ------------------------------------------------------------------------------------------
    random values
@@ -130,7 +141,8 @@ static uint16_t random16(int is_bf16, int with_nans)
     for (;;) {
         uint16_t b = (uint16_t)wt_rand32();
         if (wt_rand_below(32) == 0) b &= 0x8000; /* +-0 */
-        if (with_nans && wt_rand_below(64) == 0) return (uint16_t)((is_bf16 ? 0x7fc0 : 0x7e00) | (wt_rand_below(2) << 15) | wt_rand_below(4));
+        if (with_nans && wt_rand_below(64) == 0)
+            return (uint16_t)((is_bf16 ? 0x7fc0 : 0x7e00) | (wt_rand_below(2) << 15) | wt_rand_below(4));
         if (!wt_h16_isnan(b, is_bf16)) return b;
     }
 }
@@ -155,7 +167,8 @@ __global__ void k_halves(const unsigned short *v, size_t n, int nwords, unsigned
         const int word = (int)((t / 2) % nwords), half = (int)(t & 1);
         H *p = (H *)&w[2 * word + half];
         if (half) call16<H, FnHi>(p, h_of<H>(v[t]));
-        else call16<H, FnLo>(p, h_of<H>(v[t]));
+        else
+            call16<H, FnLo>(p, h_of<H>(v[t]));
     }
     if (Shared) {
         __syncthreads();
@@ -174,14 +187,17 @@ template <typename H, int FnLo, int FnHi, bool Shared> static void run_halves(in
     for (int k = 0; k < 2 * nwords; k++) {
         const int fn = k & 1 ? FnHi : FnLo, is_max = fn == WT_FN_MAX || fn == WT_FN_MAX_NUM;
         const uint16_t inf = is_bf16 ? 0x7f80 : 0x7c00;
-        init[k] = wt_rand_below(2) ? random16(is_bf16, 0) : fn >= WT_FN_MAX_NUM ? (uint16_t)(is_bf16 ? 0x7fc0 : 0x7e00)
-                                                                            : (uint16_t)(is_max ? inf | 0x8000 : inf);
+        init[k] = wt_rand_below(2)      ? random16(is_bf16, 0)
+                  : fn >= WT_FN_MAX_NUM ? (uint16_t)(is_bf16 ? 0x7fc0 : 0x7e00)
+                                        : (uint16_t)(is_max ? inf | 0x8000 : inf);
     }
-    unsigned short *d_v = (unsigned short *)wt_dev_alloc(n * sizeof(uint16_t)), *d_w = (unsigned short *)wt_dev_alloc(sizeof words);
+    unsigned short *d_v = (unsigned short *)wt_dev_alloc(n * sizeof(uint16_t)),
+                   *d_w = (unsigned short *)wt_dev_alloc(sizeof words);
     wt_to_dev(d_v, v, n * sizeof(uint16_t));
     wt_to_dev(d_w, init, 2 * nwords * sizeof(uint16_t));
     if (Shared) k_halves<H, FnLo, FnHi, true><<<1, 1024>>>(d_v, n, nwords, d_w);
-    else k_halves<H, FnLo, FnHi, false><<<1024, 256>>>(d_v, n, nwords, d_w);
+    else
+        k_halves<H, FnLo, FnHi, false><<<1024, 256>>>(d_v, n, nwords, d_w);
     WT_LAUNCHED();
     wt_to_host(words, d_w, 2 * nwords * sizeof(uint16_t));
     uint16_t want[2 * 64];
@@ -192,7 +208,8 @@ template <typename H, int FnLo, int FnHi, bool Shared> static void run_halves(in
     }
     for (int k = 0; k < 2 * nwords; k++)
         if (words[k] != want[k])
-            fail_msg("%s adjacent halves (%s memory, %d words, low %s / high %s): word %d %s half is %04x, expected %04x (started %04x)",
+            fail_msg("%s adjacent halves (%s memory, %d words, low %s / high %s): word %d %s half is %04x, expected "
+                     "%04x (started %04x)",
                      h16<H>::name(), Shared ? "shared" : "global", nwords, wt_fn_name[FnLo], wt_fn_name[FnHi], k / 2,
                      k & 1 ? "high" : "low", words[k], want[k], init[k]);
     wt_dev_free(d_v);
@@ -212,8 +229,16 @@ template <typename H> static void run_halves_type(void)
     }
 }
 
-static void test_adjacent_halves_half(void **state) { WT_NEED_GPU(state); run_halves_type<__half>(); }
-static void test_adjacent_halves_bfloat16(void **state) { WT_NEED_GPU(state); run_halves_type<__nv_bfloat16>(); }
+static void test_adjacent_halves_half(void **state)
+{
+    WT_NEED_GPU(state);
+    run_halves_type<__half>();
+}
+static void test_adjacent_halves_bfloat16(void **state)
+{
+    WT_NEED_GPU(state);
+    run_halves_type<__nv_bfloat16>();
+}
 
 /* ------------------------------------------------------------------------------------------
    one address, 2^20 threads
@@ -237,20 +262,24 @@ template <typename H, int Fn> static void run_contention(int with_nans, int asce
 {
     const int is_bf16 = h16<H>::is_bf16;
     const size_t n = wt_big();
-    uint16_t *v = (uint16_t *)wt_host_alloc(n * sizeof(uint16_t)), *ret = (uint16_t *)wt_host_alloc(n * sizeof(uint16_t));
+    uint16_t *v = (uint16_t *)wt_host_alloc(n * sizeof(uint16_t)),
+             *ret = (uint16_t *)wt_host_alloc(n * sizeof(uint16_t));
     for (size_t i = 0; i < n; i++) v[i] = random16(is_bf16, with_nans);
     if (ascending) { /* ascending values make nearly every update win: the slow path under load */
         for (size_t i = 0; i < n; i++) {
             double x = (double)i / (double)n * 2 - 1;
             const int is_max = Fn == WT_FN_MAX || Fn == WT_FN_MAX_NUM;
             if (!is_max) x = -x;
-            v[i] = is_bf16 ? (uint16_t)(wt_type<__nv_bfloat16>::bits(wt_d2b(x * 100))) : (uint16_t)wt_type<__half>::bits(wt_d2h(x * 100));
+            v[i] = is_bf16 ? (uint16_t)(wt_type<__nv_bfloat16>::bits(wt_d2b(x * 100)))
+                           : (uint16_t)wt_type<__half>::bits(wt_d2h(x * 100));
         }
     }
-    const uint16_t init = Fn >= WT_FN_MAX_NUM ? (uint16_t)(is_bf16 ? 0x7fc0 : 0x7e00)
-                                              : (uint16_t)((Fn == WT_FN_MAX ? 0x8000 : 0) | (is_bf16 ? 0x7f80 : 0x7c00));
+    const uint16_t init = Fn >= WT_FN_MAX_NUM
+                              ? (uint16_t)(is_bf16 ? 0x7fc0 : 0x7e00)
+                              : (uint16_t)((Fn == WT_FN_MAX ? 0x8000 : 0) | (is_bf16 ? 0x7f80 : 0x7c00));
     uint16_t word[2] = {NEIGHBOUR, init};
-    unsigned short *d_v = (unsigned short *)wt_dev_alloc(n * sizeof(uint16_t)), *d_ret = (unsigned short *)wt_dev_alloc(n * sizeof(uint16_t));
+    unsigned short *d_v = (unsigned short *)wt_dev_alloc(n * sizeof(uint16_t)),
+                   *d_ret = (unsigned short *)wt_dev_alloc(n * sizeof(uint16_t));
     unsigned short *d_word = (unsigned short *)wt_dev_alloc(sizeof word);
     wt_to_dev(d_v, v, n * sizeof(uint16_t));
     wt_to_dev(d_word, word, sizeof word);
@@ -261,20 +290,23 @@ template <typename H, int Fn> static void run_contention(int with_nans, int asce
     uint16_t want = init;
     for (size_t i = 0; i < n; i++) want = wt_h16_stored(Fn, want, v[i], is_bf16);
     if (word[1] != want || word[0] != NEIGHBOUR)
-        fail_msg("%s %s contention (%zu threads%s%s): final %04x, expected %04x; other half %04x (want %04x)", h16<H>::name(),
-                 wt_fn_name[Fn], n, with_nans ? ", NaNs" : "", ascending ? ", ascending" : "", word[1], want, word[0], NEIGHBOUR);
+        fail_msg("%s %s contention (%zu threads%s%s): final %04x, expected %04x; other half %04x (want %04x)",
+                 h16<H>::name(), wt_fn_name[Fn], n, with_nans ? ", NaNs" : "", ascending ? ", ascending" : "", word[1],
+                 want, word[0], NEIGHBOUR);
     /* every returned value was in memory at some time: init, or what an update stores (the
        argument, or the function's NaN) - and applying the rule to it cannot pass the final */
     uint16_t *seen = (uint16_t *)wt_host_alloc((n + 1) * sizeof(uint16_t));
-    for (size_t i = 0; i < n; i++) seen[i] = wt_h16_isnan(v[i], is_bf16) ? wt_h16_stored(Fn, 0x3c00, v[i], is_bf16) : v[i];
+    for (size_t i = 0; i < n; i++)
+        seen[i] = wt_h16_isnan(v[i], is_bf16) ? wt_h16_stored(Fn, 0x3c00, v[i], is_bf16) : v[i];
     seen[n] = init;
     qsort(seen, n + 1, sizeof(uint16_t), cmp_u16);
     for (size_t i = 0; i < n; i++) {
         if (!bsearch(&ret[i], seen, n + 1, sizeof(uint16_t), cmp_u16))
-            fail_msg("%s %s contention: thread %zu returned %04x, a value never stored", h16<H>::name(), wt_fn_name[Fn], i, ret[i]);
+            fail_msg("%s %s contention: thread %zu returned %04x, a value never stored", h16<H>::name(), wt_fn_name[Fn],
+                     i, ret[i]);
         if (wt_h16_stored(Fn, word[1], ret[i], is_bf16) != word[1])
-            fail_msg("%s %s contention: thread %zu returned %04x, beyond the final value %04x", h16<H>::name(), wt_fn_name[Fn], i,
-                     ret[i], word[1]);
+            fail_msg("%s %s contention: thread %zu returned %04x, beyond the final value %04x", h16<H>::name(),
+                     wt_fn_name[Fn], i, ret[i], word[1]);
     }
     wt_host_free(seen);
     wt_dev_free(d_v);
@@ -298,18 +330,23 @@ template <typename H> static void run_contention_type(void)
     run_contention<H, WT_FN_MIN_NUM>(1, 0);
 }
 
-static void test_contention_half(void **state) { WT_NEED_GPU(state); run_contention_type<__half>(); }
-static void test_contention_bfloat16(void **state) { WT_NEED_GPU(state); run_contention_type<__nv_bfloat16>(); }
+static void test_contention_half(void **state)
+{
+    WT_NEED_GPU(state);
+    run_contention_type<__half>();
+}
+static void test_contention_bfloat16(void **state)
+{
+    WT_NEED_GPU(state);
+    run_contention_type<__nv_bfloat16>();
+}
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        WT_TEST(wt_compound_self_check),
-        WT_TEST(test_table_half),
-        WT_TEST(test_table_bfloat16),
-        WT_TEST(test_adjacent_halves_half),
-        WT_TEST(test_adjacent_halves_bfloat16),
-        WT_TEST(test_contention_half),
+        WT_TEST(wt_compound_self_check),        WT_TEST(test_table_half),
+        WT_TEST(test_table_bfloat16),           WT_TEST(test_adjacent_halves_half),
+        WT_TEST(test_adjacent_halves_bfloat16), WT_TEST(test_contention_half),
         WT_TEST(test_contention_bfloat16),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);

@@ -22,13 +22,13 @@ static const char *fn_name(int op)
    take, and what the combining lane runs), so that it is tested on any GPU. */
 enum { IMPL_FAST, IMPL_CAS, IMPL_LANE };
 
-template <typename F, int Op, int Impl>
-__device__ F call_minmax(F *p, F v)
+template <typename F, int Op, int Impl> __device__ F call_minmax(F *p, F v)
 {
     const bool is_max = Op == WT_MAX || Op == WT_MAX_NUM, num = Op == WT_MIN_NUM || Op == WT_MAX_NUM;
     if (Impl == IMPL_CAS) return warpred__atomic_minmax_cas<F, is_max, num>(p, v);
     if (Impl == IMPL_LANE)
-        return warpred__float_bits<F>::value(warpred__atomic_minmax_lane<F, is_max, num>(p, warpred__float_bits<F>::bits(v)));
+        return warpred__float_bits<F>::value(
+            warpred__atomic_minmax_lane<F, is_max, num>(p, warpred__float_bits<F>::bits(v)));
     switch (Op) {
     case WT_MAX: return warpred_atomic_fmaximum(p, v);
     case WT_MIN: return warpred_atomic_fminimum(p, v);
@@ -52,8 +52,7 @@ __global__ void k_table(const F *mem, const F *arg, F *stored, F *ret, int n)
 
 enum { NPAIRS = WT_NSPECIAL * WT_NSPECIAL };
 
-template <typename F, int Op, int Impl, bool Shared>
-static void run_table(void)
+template <typename F, int Op, int Impl, bool Shared> static void run_table(void)
 {
     typedef wt_type<F> W;
     F mem[NPAIRS], arg[NPAIRS], stored[NPAIRS], ret[NPAIRS];
@@ -72,16 +71,20 @@ static void run_table(void)
     for (int i = 0; i < NPAIRS; i++) {
         const uint64_t want = wt_atomic_stored(Op, mem[i], arg[i]);
         if (W::bits(stored[i]) != want || W::bits(ret[i]) != W::bits(mem[i]))
-            fail_msg("%s %s (%s, %s memory): memory %llx, argument %llx -> stored %llx (want %llx), returned %llx (want %llx)",
-                     W::name(), fn_name(Op), Impl == IMPL_CAS ? "CAS" : Impl == IMPL_LANE ? "one lane" : "fast", Shared ? "shared" : "global",
-                     (unsigned long long)W::bits(mem[i]), (unsigned long long)W::bits(arg[i]),
-                     (unsigned long long)W::bits(stored[i]), (unsigned long long)want, (unsigned long long)W::bits(ret[i]),
+            fail_msg("%s %s (%s, %s memory): memory %llx, argument %llx -> stored %llx (want %llx), returned %llx "
+                     "(want %llx)",
+                     W::name(), fn_name(Op),
+                     Impl == IMPL_CAS    ? "CAS"
+                     : Impl == IMPL_LANE ? "one lane"
+                                         : "fast",
+                     Shared ? "shared" : "global", (unsigned long long)W::bits(mem[i]),
+                     (unsigned long long)W::bits(arg[i]), (unsigned long long)W::bits(stored[i]),
+                     (unsigned long long)want, (unsigned long long)W::bits(ret[i]),
                      (unsigned long long)W::bits(mem[i]));
     }
 }
 
-template <typename F, int Op>
-static void run_table_all(void)
+template <typename F, int Op> static void run_table_all(void)
 {
     run_table<F, Op, IMPL_FAST, false>();
     run_table<F, Op, IMPL_FAST, true>();
@@ -91,8 +94,7 @@ static void run_table_all(void)
     run_table<F, Op, IMPL_LANE, true>();
 }
 
-template <typename F>
-static void run_table_type(void)
+template <typename F> static void run_table_type(void)
 {
     run_table_all<F, WT_MAX>();
     run_table_all<F, WT_MIN>();
@@ -100,20 +102,26 @@ static void run_table_type(void)
     run_table_all<F, WT_MIN_NUM>();
 }
 
-static void test_minmax_table_float(void **state) { WT_NEED_GPU(state); run_table_type<float>(); }
-static void test_minmax_table_double(void **state) { WT_NEED_GPU(state); run_table_type<double>(); }
+static void test_minmax_table_float(void **state)
+{
+    WT_NEED_GPU(state);
+    run_table_type<float>();
+}
+static void test_minmax_table_double(void **state)
+{
+    WT_NEED_GPU(state);
+    run_table_type<double>();
+}
 
 /* Contention: every thread updates one global word. */
-template <typename F, int Op, int Impl>
-__global__ void k_contend(const F *v, size_t n, F *target, F *ret)
+template <typename F, int Op, int Impl> __global__ void k_contend(const F *v, size_t n, F *target, F *ret)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         ret[i] = call_minmax<F, Op, Impl>(target, v[i]);
 }
 
 /* Contention inside a block: each block updates a shared word, thread 0 stores the result. */
-template <typename F, int Op>
-__global__ void k_contend_shared(const F *v, F init, F *per_block)
+template <typename F, int Op> __global__ void k_contend_shared(const F *v, F init, F *per_block)
 {
     __shared__ F s;
     if (threadIdx.x == 0) s = init;
@@ -125,26 +133,26 @@ __global__ void k_contend_shared(const F *v, F init, F *per_block)
 
 enum { DATA_RANDOM, DATA_ASCENDING, DATA_WITH_NANS };
 
-template <typename F>
-static void fill_values(F *v, size_t n, int data)
+template <typename F> static void fill_values(F *v, size_t n, int data)
 {
     typedef wt_type<F> W;
     for (size_t i = 0; i < n; i++) {
         if (data == DATA_ASCENDING) v[i] = W::from_d((double)i - (double)n / 2);
-        else v[i] = W::from_d((wt_rand_unit() * 2 - 1) * ldexp(1.0, wt_rand_below(40) - 20));
+        else
+            v[i] = W::from_d((wt_rand_unit() * 2 - 1) * ldexp(1.0, wt_rand_below(40) - 20));
         if (data == DATA_WITH_NANS && wt_rand_below(64) == 0) /* quiet NaNs of either sign */
             v[i] = W::special(wt_rand_below(2) ? WT_SP_QNAN : WT_SP_NEG_QNAN);
     }
 }
 
-template <typename F, int Op, int Impl>
-static void run_contention(int data, F init)
+template <typename F, int Op, int Impl> static void run_contention(int data, F init)
 {
     typedef wt_type<F> W;
     const size_t n = wt_large_n();
     F *v = (F *)wt_host_alloc(n * sizeof(F)), *ret = (F *)wt_host_alloc(n * sizeof(F)), got;
     fill_values(v, n, data);
-    F *d_v = (F *)wt_dev_alloc(n * sizeof(F)), *d_ret = (F *)wt_dev_alloc(n * sizeof(F)), *d_t = (F *)wt_dev_alloc(sizeof(F));
+    F *d_v = (F *)wt_dev_alloc(n * sizeof(F)), *d_ret = (F *)wt_dev_alloc(n * sizeof(F)),
+      *d_t = (F *)wt_dev_alloc(sizeof(F));
     wt_to_dev(d_v, v, n * sizeof(F));
     wt_to_dev(d_t, &init, sizeof(F));
     k_contend<F, Op, Impl><<<1024, 256>>>(d_v, n, d_t, d_ret);
@@ -157,8 +165,9 @@ static void run_contention(int data, F init)
     for (size_t i = 0; i < n; i++) want = W::from_bits(wt_atomic_stored(Op, want, v[i]));
     const char *what = data == DATA_RANDOM ? "random" : data == DATA_ASCENDING ? "ascending" : "random with NaNs";
     if (W::bits(got) != W::bits(want))
-        fail_msg("%s %s contention (%s, %zu threads): final %.9g (%llx), expected %.9g (%llx)", W::name(), fn_name(Op), what, n,
-                 W::to_d(got), (unsigned long long)W::bits(got), W::to_d(want), (unsigned long long)W::bits(want));
+        fail_msg("%s %s contention (%s, %zu threads): final %.9g (%llx), expected %.9g (%llx)", W::name(), fn_name(Op),
+                 what, n, W::to_d(got), (unsigned long long)W::bits(got), W::to_d(want),
+                 (unsigned long long)W::bits(want));
 
     /* every returned old value was in memory at some time: the initial value or an argument
        (or the stored NaN), and applying the rule to it cannot pass the final value */
@@ -170,9 +179,11 @@ static void run_contention(int data, F init)
     for (size_t i = 0; i < n; i++) {
         uint64_t r = W::bits(ret[i]);
         if (!bsearch(&r, seen, n + 2, sizeof(uint64_t), wt_cmp_u64))
-            fail_msg("%s contention: thread %zu returned %llx, a value never stored", fn_name(Op), i, (unsigned long long)r);
+            fail_msg("%s contention: thread %zu returned %llx, a value never stored", fn_name(Op), i,
+                     (unsigned long long)r);
         if (wt_atomic_stored(Op, got, ret[i]) != W::bits(got))
-            fail_msg("%s contention: thread %zu returned %llx, beyond the final value", fn_name(Op), i, (unsigned long long)r);
+            fail_msg("%s contention: thread %zu returned %llx, beyond the final value", fn_name(Op), i,
+                     (unsigned long long)r);
     }
     wt_host_free(seen);
     wt_dev_free(d_v);
@@ -227,7 +238,8 @@ static void test_minmax_contention_shared(void **state)
     for (int b = 0; b < BLOCKS; b++) {
         float want = INFINITY;
         for (int t = 0; t < THREADS; t++) want = W::from_bits(wt_atomic_stored(WT_MIN_NUM, want, v[b * THREADS + t]));
-        if (W::bits(got[b]) != W::bits(want)) fail_msg("shared fminimum_num, block %d: got %g, expected %g", b, got[b], want);
+        if (W::bits(got[b]) != W::bits(want))
+            fail_msg("shared fminimum_num, block %d: got %g, expected %g", b, got[b], want);
     }
     wt_dev_free(d_v);
     wt_dev_free(d_out);
@@ -242,8 +254,7 @@ static void test_minmax_contention_shared(void **state)
    (slot[t] < 0: it does not call, so the calling lanes are a divergent subset). */
 enum { GROUP_THREADS = 256, GROUP_WORDS_PER_WARP = 4, GROUP_WORDS = GROUP_THREADS / 32 * GROUP_WORDS_PER_WARP };
 
-template <typename F, int Op, bool Shared>
-__global__ void k_groups(const int *slot, const F *arg, F *words, F *ret)
+template <typename F, int Op, bool Shared> __global__ void k_groups(const int *slot, const F *arg, F *words, F *ret)
 {
     __shared__ unsigned long long raw[GROUP_WORDS]; /* room for GROUP_WORDS values of up to 8 bytes */
     F *block_words = words + blockIdx.x * GROUP_WORDS, *w = Shared ? (F *)raw : block_words;
@@ -263,8 +274,7 @@ __global__ void k_groups(const int *slot, const F *arg, F *words, F *ret)
    memory held just before it, ending in `final`. Memory only moves up the order and never
    comes back to a value it left, so the calls that returned the current value m come next:
    those that leave m as it is, then at most one that changes it. */
-template <typename F>
-static int fits_one_sequence(int op, F m0, const F *v, const F *ret, int n, F final)
+template <typename F> static int fits_one_sequence(int op, F m0, const F *v, const F *ret, int n, F final)
 {
     typedef wt_type<F> W;
     int done[32] = {0}, left = n;
@@ -293,8 +303,7 @@ static int fits_one_sequence(int op, F m0, const F *v, const F *ret, int n, F fi
    all lanes on one word; two words by lane parity; random words; a random subset of lanes on
    one word; the first few lanes (a partial warp) on words by lane % 4. Arguments tie often:
    half of them come from four values per warp. */
-template <typename F>
-static void make_group_case(int op, int *slot, F *arg, F *words, int nthreads, int nwords)
+template <typename F> static void make_group_case(int op, int *slot, F *arg, F *words, int nthreads, int nwords)
 {
     typedef wt_type<F> W;
     for (int warp = 0; warp < nthreads / 32; warp++) {
@@ -314,15 +323,16 @@ static void make_group_case(int op, int *slot, F *arg, F *words, int nthreads, i
             }
             slot[t] = k < 0 ? -1 : first + k;
             const int pick = wt_rand_below(4);
-            arg[t] = pick < 2 ? pool[wt_rand_below(4)] : pick == 2 ? W::special(wt_rand_below(WT_NSPECIAL)) : W::random(1);
+            arg[t] = pick < 2    ? pool[wt_rand_below(4)]
+                     : pick == 2 ? W::special(wt_rand_below(WT_NSPECIAL))
+                                 : W::random(1);
         }
     }
     const int empty = wt_op_is_num(op) ? WT_SP_QNAN : wt_op_is_max(op) ? WT_SP_NEG_INF : WT_SP_INF;
     for (int k = 0; k < nwords; k++) words[k] = wt_rand_below(2) ? W::special(empty) : W::random(1);
 }
 
-template <typename F, int Op, bool Shared>
-static void run_groups(void)
+template <typename F, int Op, bool Shared> static void run_groups(void)
 {
     typedef wt_type<F> W;
     const int blocks = wt_quick() ? 8 : 64, nthreads = blocks * GROUP_THREADS, nwords = blocks * GROUP_WORDS;
@@ -343,7 +353,8 @@ static void run_groups(void)
 
     for (int warp = 0; warp < nthreads / 32; warp++)
         for (int k = 0; k < GROUP_WORDS_PER_WARP; k++) {
-            const int word = warp / (GROUP_THREADS / 32) * GROUP_WORDS + warp % (GROUP_THREADS / 32) * GROUP_WORDS_PER_WARP + k;
+            const int word =
+                warp / (GROUP_THREADS / 32) * GROUP_WORDS + warp % (GROUP_THREADS / 32) * GROUP_WORDS_PER_WARP + k;
             F v[32], r[32];
             int n = 0;
             for (int lane = 0; lane < 32; lane++) {
@@ -355,11 +366,13 @@ static void run_groups(void)
             if (fits_one_sequence(Op, init[word], v, r, n, got[word])) continue;
             char calls[32 * 48] = "";
             for (int i = 0; i < n; i++)
-                snprintf(calls + strlen(calls), sizeof calls - strlen(calls), " %llx->%llx", (unsigned long long)W::bits(v[i]),
-                         (unsigned long long)W::bits(r[i]));
-            fail_msg("%s %s, lanes combined (%s memory), warp %d word %d: memory %llx, %d calls (argument->returned):%s; "
-                     "final %llx: no sequence of updates gives these", W::name(), fn_name(Op), Shared ? "shared" : "global", warp, k,
-                     (unsigned long long)W::bits(init[word]), n, calls, (unsigned long long)W::bits(got[word]));
+                snprintf(calls + strlen(calls), sizeof calls - strlen(calls), " %llx->%llx",
+                         (unsigned long long)W::bits(v[i]), (unsigned long long)W::bits(r[i]));
+            fail_msg(
+                "%s %s, lanes combined (%s memory), warp %d word %d: memory %llx, %d calls (argument->returned):%s; "
+                "final %llx: no sequence of updates gives these",
+                W::name(), fn_name(Op), Shared ? "shared" : "global", warp, k, (unsigned long long)W::bits(init[word]),
+                n, calls, (unsigned long long)W::bits(got[word]));
         }
     wt_dev_free(d_slot);
     wt_dev_free(d_arg);
@@ -372,8 +385,7 @@ static void run_groups(void)
     wt_host_free(got);
 }
 
-template <typename F>
-static void run_groups_type(void)
+template <typename F> static void run_groups_type(void)
 {
     for (int rep = 0; rep < (wt_quick() ? 1 : 4); rep++) {
         run_groups<F, WT_MAX, false>();
@@ -385,8 +397,16 @@ static void run_groups_type(void)
     }
 }
 
-static void test_minmax_groups_float(void **state) { WT_NEED_GPU(state); run_groups_type<float>(); }
-static void test_minmax_groups_double(void **state) { WT_NEED_GPU(state); run_groups_type<double>(); }
+static void test_minmax_groups_float(void **state)
+{
+    WT_NEED_GPU(state);
+    run_groups_type<float>();
+}
+static void test_minmax_groups_double(void **state)
+{
+    WT_NEED_GPU(state);
+    run_groups_type<double>();
+}
 static void test_minmax_groups_16bit(void **state)
 {
     WT_NEED_GPU(state);

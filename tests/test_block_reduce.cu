@@ -7,8 +7,7 @@
 
 /* Each block reduces its own slice; thread 0 writes the reduce result, every thread the
    allreduce result. The two calls follow each other with no barrier in between. */
-template <typename T, typename Op>
-__global__ void k_block(const T *in, T *red, T *all)
+template <typename T, typename Op> __global__ void k_block(const T *in, T *red, T *all)
 {
     const int nthreads = blockDim.x * blockDim.y * blockDim.z;
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -20,8 +19,7 @@ __global__ void k_block(const T *in, T *red, T *all)
 }
 
 /* The same with the block size given at compile time. */
-template <int BT, typename T, typename Op>
-__global__ void k_block_static(const T *in, T *red, T *all)
+template <int BT, typename T, typename Op> __global__ void k_block_static(const T *in, T *red, T *all)
 {
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const int i = blockIdx.x * BT + tid;
@@ -33,8 +31,7 @@ __global__ void k_block_static(const T *in, T *red, T *all)
 
 /* A value that changes the result of op if it is wrongly counted: the extreme of the
    type for min/max, a large value for sums, the poison bit pattern for bitwise ops. */
-template <typename T>
-static T wt_loud(int op)
+template <typename T> static T wt_loud(int op)
 {
     if constexpr (!wt_type<T>::is_int) {
         return wt_type<T>::from_d(wt_op_is_min(op) ? -60000.0 : 60000.0);
@@ -51,8 +48,7 @@ static T wt_loud(int op)
 }
 
 /* Only the first n threads' values count (the others pass garbage: their poisoned input). */
-template <typename T, typename Op>
-__global__ void k_block_valid(const T *in, int n, T *red, T *all)
+template <typename T, typename Op> __global__ void k_block_valid(const T *in, int n, T *red, T *all)
 {
     const int nthreads = blockDim.x * blockDim.y * blockDim.z;
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -99,23 +95,27 @@ static void run_block(wt_block_case c, void (*static_kernel)(const T *, T *, T *
         if ((int)(i % nthreads) >= valid) in[i] = wt_loud<T>(op);
     wt_to_dev(d_in, in, bytes);
     char what[120];
-    snprintf(what, sizeof what, "%s %s%s%s", wt_type<T>::name(), wt_op_name[op], static_kernel && !c.valid ? " (compile-time size)" : "",
-             c.special ? " (special values)" : "");
+    snprintf(what, sizeof what, "%s %s%s%s", wt_type<T>::name(), wt_op_name[op],
+             static_kernel && !c.valid ? " (compile-time size)" : "", c.special ? " (special values)" : "");
     wt_run_blocks<T>(
         what, shape, blocks, valid,
         [&](T *d_red, T *d_all) {
             if (c.valid) k_block_valid<T, Op><<<blocks, shape>>>(d_in, c.valid, d_red, d_all);
-            else if (static_kernel) static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
-            else k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
+            else if (static_kernel)
+                static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
+            else
+                k_block<T, Op><<<blocks, shape>>>(d_in, d_red, d_all);
         },
-        [&](const int *pos, int k, T got, char *why, size_t len) { return wt_ref_check(op, in, pos, k, got, why, len); }, wt_same_bits<T>);
+        [&](const int *pos, int k, T got, char *why, size_t len) {
+            return wt_ref_check(op, in, pos, k, got, why, len);
+        },
+        wt_same_bits<T>);
     wt_dev_free(d_in);
     wt_host_free(in);
 }
 
 /* Every 1D size from 1 to 1024 (under `make sanitize`, a spread of sizes including all edges). */
-template <typename T>
-static void run_every_size(void)
+template <typename T> static void run_every_size(void)
 {
     for (int n = 1; n <= 1024; n++) {
         int edge = n <= 66 || n % 32 <= 1 || n % 32 == 31 || n >= 1000;
@@ -124,16 +124,17 @@ static void run_every_size(void)
     }
 }
 
-static const dim3 wt_shapes[] = {dim3(1000), dim3(1024), dim3(33), dim3(17), dim3(96), dim3(7, 5, 3),
-                                 dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64)};
+static const dim3 wt_shapes[] = {dim3(1000),       dim3(1024),     dim3(33),      dim3(17),
+                                 dim3(96),         dim3(7, 5, 3),  dim3(32, 32),  dim3(33, 31),
+                                 dim3(10, 10, 10), dim3(3, 3, 64), dim3(1, 1, 64)};
 
 /* warpred_block_reduce_valid / _allreduce_valid: n = 1, a middle value, all but one, all. */
-template <typename T, typename Op>
-static void run_valid(int special)
+template <typename T, typename Op> static void run_valid(int special)
 {
     for (size_t s = 0; s < sizeof wt_shapes / sizeof wt_shapes[0]; s++) {
         const int nthreads = wt_shapes[s].x * wt_shapes[s].y * wt_shapes[s].z;
-        const int ns[4] = {1, nthreads / 2 + 3 <= nthreads ? nthreads / 2 + 3 : nthreads, nthreads > 1 ? nthreads - 1 : 1, nthreads};
+        const int ns[4] = {1, nthreads / 2 + 3 <= nthreads ? nthreads / 2 + 3 : nthreads,
+                           nthreads > 1 ? nthreads - 1 : 1, nthreads};
         for (int k = 0; k < 4; k++) {
             wt_block_case c = wt_blocks_of(wt_shapes[s], 3);
             c.special = special;
@@ -154,8 +155,7 @@ static void test_valid(void **state)
 }
 
 /* warpred_block_reduce<BlockThreads> / allreduce<BlockThreads>: the compile-time size. */
-template <typename T, typename Op>
-static void run_static(int special)
+template <typename T, typename Op> static void run_static(int special)
 {
     wt_block_case c = wt_blocks_of(dim3(17), 3);
     c.special = special;
@@ -185,12 +185,19 @@ static void test_static_block_size(void **state)
     run_static<unsigned long long, warpred_op_xor>(0);
 }
 
-static void test_every_size_int(void **state) { WT_NEED_GPU(state); run_every_size<int>(); }
-static void test_every_size_float(void **state) { WT_NEED_GPU(state); run_every_size<float>(); }
+static void test_every_size_int(void **state)
+{
+    WT_NEED_GPU(state);
+    run_every_size<int>();
+}
+static void test_every_size_float(void **state)
+{
+    WT_NEED_GPU(state);
+    run_every_size<float>();
+}
 
 
-template <typename T, typename Op>
-static void run_shapes(int special)
+template <typename T, typename Op> static void run_shapes(int special)
 {
     for (size_t s = 0; s < sizeof wt_shapes / sizeof wt_shapes[0]; s++) {
         wt_block_case c = wt_blocks_of(wt_shapes[s], 4);
@@ -199,26 +206,56 @@ static void run_shapes(int special)
     }
 }
 
-template <typename T>
-static void run_float_ops(void)
+template <typename T> static void run_float_ops(void)
 {
     wt_each_float_op([](auto op, int special) { run_shapes<T, decltype(op)>(special); });
 }
 
-template <typename T>
-static void run_int_ops(void)
+template <typename T> static void run_int_ops(void)
 {
     wt_each_int_op([](auto op, int special) { run_shapes<T, decltype(op)>(special); });
 }
 
-static void test_ops_int(void **state) { WT_NEED_GPU(state); run_int_ops<int>(); }
-static void test_ops_unsigned(void **state) { WT_NEED_GPU(state); run_int_ops<unsigned>(); }
-static void test_ops_long_long(void **state) { WT_NEED_GPU(state); run_int_ops<long long>(); }
-static void test_ops_unsigned_long_long(void **state) { WT_NEED_GPU(state); run_int_ops<unsigned long long>(); }
-static void test_ops_float(void **state) { WT_NEED_GPU(state); run_float_ops<float>(); }
-static void test_ops_double(void **state) { WT_NEED_GPU(state); run_float_ops<double>(); }
-static void test_ops_half(void **state) { WT_NEED_GPU(state); run_float_ops<__half>(); }
-static void test_ops_bfloat16(void **state) { WT_NEED_GPU(state); run_float_ops<__nv_bfloat16>(); }
+static void test_ops_int(void **state)
+{
+    WT_NEED_GPU(state);
+    run_int_ops<int>();
+}
+static void test_ops_unsigned(void **state)
+{
+    WT_NEED_GPU(state);
+    run_int_ops<unsigned>();
+}
+static void test_ops_long_long(void **state)
+{
+    WT_NEED_GPU(state);
+    run_int_ops<long long>();
+}
+static void test_ops_unsigned_long_long(void **state)
+{
+    WT_NEED_GPU(state);
+    run_int_ops<unsigned long long>();
+}
+static void test_ops_float(void **state)
+{
+    WT_NEED_GPU(state);
+    run_float_ops<float>();
+}
+static void test_ops_double(void **state)
+{
+    WT_NEED_GPU(state);
+    run_float_ops<double>();
+}
+static void test_ops_half(void **state)
+{
+    WT_NEED_GPU(state);
+    run_float_ops<__half>();
+}
+static void test_ops_bfloat16(void **state)
+{
+    WT_NEED_GPU(state);
+    run_float_ops<__nv_bfloat16>();
+}
 
 /* Float sums follow the documented order (block_reduce.cuh, ORDER OF FLOAT SUMS) to the bit.
    Blocks of more than 32 threads (32 and fewer are a warp reduction; its allreduce is a
@@ -236,8 +273,7 @@ static T wt_down_tree_model(const T *x, int c) /* what lane 0 of a down tree ove
     return r[0];
 }
 
-template <typename T>
-static T wt_block_sum_model(const T *x, int n)
+template <typename T> static T wt_block_sum_model(const T *x, int n)
 {
     const int lanes = n < 32 ? n : 32;
     T column[32];
@@ -248,8 +284,7 @@ static T wt_block_sum_model(const T *x, int n)
     return wt_down_tree_model(column, lanes);
 }
 
-template <typename T>
-static T wt_block_sum_model_compound(const T *x, int n)
+template <typename T> static T wt_block_sum_model_compound(const T *x, int n)
 {
     const int nwarps = (n + 31) / 32;
     T part[32] = {};
@@ -261,15 +296,13 @@ static T wt_block_sum_model_compound(const T *x, int n)
 }
 
 /* Values whose sums depend on the order: both signs, magnitudes 2^-20 .. 2^20. */
-template <typename T>
-static T wt_order_sensitive(void)
+template <typename T> static T wt_order_sensitive(void)
 {
     const double m = 1.0 + wt_rand_unit();
     return (T)ldexp(wt_rand_below(2) ? m : -m, wt_rand_below(41) - 20);
 }
 
-template <typename T>
-static void run_sum_order(dim3 shape, int valid, void (*static_kernel)(const T *, T *, T *))
+template <typename T> static void run_sum_order(dim3 shape, int valid, void (*static_kernel)(const T *, T *, T *))
 {
     const int nthreads = shape.x * shape.y * shape.z, blocks = 3, n = valid ? valid : nthreads;
     const size_t count = (size_t)blocks * nthreads, bytes = count * sizeof(T);
@@ -277,19 +310,23 @@ static void run_sum_order(dim3 shape, int valid, void (*static_kernel)(const T *
     for (size_t i = 0; i < count; i++) in[i] = wt_order_sensitive<T>();
     wt_to_dev(d_in, in, bytes);
     char what[120];
-    snprintf(what, sizeof what, "%s sum in the documented order%s", wt_type<T>::name(), static_kernel ? " (compile-time size)" : "");
+    snprintf(what, sizeof what, "%s sum in the documented order%s", wt_type<T>::name(),
+             static_kernel ? " (compile-time size)" : "");
     wt_run_blocks<T>(
         what, shape, blocks, n,
         [&](T *d_red, T *d_all) {
             if (valid) k_block_valid<T, warpred_op_sum><<<blocks, shape>>>(d_in, valid, d_red, d_all);
-            else if (static_kernel) static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
-            else k_block<T, warpred_op_sum><<<blocks, shape>>>(d_in, d_red, d_all);
+            else if (static_kernel)
+                static_kernel<<<blocks, shape>>>(d_in, d_red, d_all);
+            else
+                k_block<T, warpred_op_sum><<<blocks, shape>>>(d_in, d_red, d_all);
         },
-        [&](const int *pos, int k, T got, char *why, size_t len) { /* pos: a block's first k threads */
-            const T want = wt_block_sum_model(in + pos[0], k);
-            if (wt_same_bits(got, want)) return 1;
-            snprintf(why, len, "got %.17g, the documented order gives %.17g", (double)got, (double)want);
-            return 0;
+        [&](const int *pos, int k, T got, char *why,
+            size_t len) { /* pos: a block's first k threads */
+                          const T want = wt_block_sum_model(in + pos[0], k);
+                          if (wt_same_bits(got, want)) return 1;
+                          snprintf(why, len, "got %.17g, the documented order gives %.17g", (double)got, (double)want);
+                          return 0;
         },
         wt_same_bits<T>);
     wt_dev_free(d_in);
@@ -298,8 +335,7 @@ static void run_sum_order(dim3 shape, int valid, void (*static_kernel)(const T *
 
 /* Every number of warps 2..32 (whole and partial last warps), 3D shapes, the _valid forms and
    the compile-time sizes. */
-template <typename T>
-static void run_sum_orders(void)
+template <typename T> static void run_sum_orders(void)
 {
     for (int n = 33; n <= 1024; n++) {
         const int edge = n % 32 <= 1 || n % 32 == 31 || n % 32 == 16;
@@ -322,8 +358,16 @@ static void run_sum_orders(void)
     run_sum_order<T>(dim3(1024), 0, k_block_static<1024, T, warpred_op_sum>);
 }
 
-static void test_sum_order_float(void **state) { WT_NEED_GPU(state); run_sum_orders<float>(); }
-static void test_sum_order_double(void **state) { WT_NEED_GPU(state); run_sum_orders<double>(); }
+static void test_sum_order_float(void **state)
+{
+    WT_NEED_GPU(state);
+    run_sum_orders<float>();
+}
+static void test_sum_order_double(void **state)
+{
+    WT_NEED_GPU(state);
+    run_sum_orders<double>();
+}
 
 /* Compound values keep the warp-partials order: a (float, double) tuple summed member by member,
    each member against wt_block_sum_model_compound, reduce and allreduce, run-time size. */
@@ -347,7 +391,8 @@ static void run_pair_order(dim3 shape)
     const int nthreads = shape.x * shape.y * shape.z, blocks = 3;
     const size_t count = (size_t)blocks * nthreads;
     float *in = (float *)wt_host_alloc(count * sizeof(float)), *red = (float *)wt_host_alloc(blocks * sizeof(float));
-    double *all = (double *)wt_host_alloc((count + blocks) * sizeof(double)), *tripled = (double *)wt_host_alloc(count * sizeof(double));
+    double *all = (double *)wt_host_alloc((count + blocks) * sizeof(double)),
+           *tripled = (double *)wt_host_alloc(count * sizeof(double));
     for (size_t i = 0; i < count; i++) in[i] = wt_order_sensitive<float>(), tripled[i] = (double)in[i] * 3.0;
     float *d_in = (float *)wt_dev_alloc(count * sizeof(float)), *d_red = (float *)wt_dev_alloc(blocks * sizeof(float));
     double *d_all = (double *)wt_dev_alloc((count + blocks) * sizeof(double));
@@ -360,15 +405,15 @@ static void run_pair_order(dim3 shape)
         const float want0 = wt_block_sum_model_compound(in + (size_t)b * nthreads, nthreads);
         const double want1 = wt_block_sum_model_compound(tripled + (size_t)b * nthreads, nthreads);
         if (wt_type<float>::bits(red[b]) != wt_type<float>::bits(want0))
-            fail_msg("pair sum, block (%u,%u,%u) #%d: member 0 got %.9g, the documented order gives %.9g", shape.x, shape.y, shape.z, b,
-                     (double)red[b], (double)want0);
+            fail_msg("pair sum, block (%u,%u,%u) #%d: member 0 got %.9g, the documented order gives %.9g", shape.x,
+                     shape.y, shape.z, b, (double)red[b], (double)want0);
         if (wt_type<double>::bits(all[count + b]) != wt_type<double>::bits(want1))
-            fail_msg("pair sum, block (%u,%u,%u) #%d: member 1 got %.17g, the documented order gives %.17g", shape.x, shape.y, shape.z, b,
-                     all[count + b], want1);
+            fail_msg("pair sum, block (%u,%u,%u) #%d: member 1 got %.17g, the documented order gives %.17g", shape.x,
+                     shape.y, shape.z, b, all[count + b], want1);
         for (int t = 0; t < nthreads; t++)
             if (wt_type<double>::bits(all[(size_t)b * nthreads + t]) != wt_type<double>::bits(want1))
-                fail_msg("pair allreduce, block (%u,%u,%u) #%d thread %d: got %.17g, the documented order gives %.17g", shape.x, shape.y,
-                         shape.z, b, t, all[(size_t)b * nthreads + t], want1);
+                fail_msg("pair allreduce, block (%u,%u,%u) #%d thread %d: got %.17g, the documented order gives %.17g",
+                         shape.x, shape.y, shape.z, b, t, all[(size_t)b * nthreads + t], want1);
     }
     wt_dev_free(d_in);
     wt_dev_free(d_red);
@@ -382,7 +427,8 @@ static void run_pair_order(dim3 shape)
 static void test_sum_order_compound(void **state)
 {
     WT_NEED_GPU(state);
-    const dim3 shapes[] = {dim3(33), dim3(64), dim3(100), dim3(256), dim3(512), dim3(544), dim3(1000), dim3(1024), dim3(7, 5, 3), dim3(33, 31)};
+    const dim3 shapes[] = {dim3(33),  dim3(64),   dim3(100),  dim3(256),     dim3(512),
+                           dim3(544), dim3(1000), dim3(1024), dim3(7, 5, 3), dim3(33, 31)};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) run_pair_order(shapes[s]);
 }
 
@@ -408,8 +454,16 @@ __global__ void k_back_to_back(const int *in, long long *out)
     int r8 = warpred_block_allreduce(x[8 * n], warpred_op_sum());
     int r9 = warpred_block_reduce(x[9 * n], warpred_op_xor());
     if (tid == 0) {
-        o[0] = r0; o[1] = r1; o[2] = r2; o[3] = r3; o[4] = (long long)r4;
-        o[5] = r5; o[6] = r6; o[7] = r7; o[8] = r8; o[9] = r9;
+        o[0] = r0;
+        o[1] = r1;
+        o[2] = r2;
+        o[3] = r3;
+        o[4] = (long long)r4;
+        o[5] = r5;
+        o[6] = r6;
+        o[7] = r7;
+        o[8] = r8;
+        o[9] = r9;
     }
     /* allreduce results must hold in every thread, not just thread 0 */
     if (r1 != warpred_block_allreduce(r1, warpred_op_max()) || r6 != warpred_block_allreduce(r6, warpred_op_min()))
@@ -454,14 +508,19 @@ static void run_back_to_back(dim3 shape, int blocks)
         const long long want[WT_ROUNDS] = {sum[0], sum[1], sum[2], mx, sum[4], sum[5], mn, sum[7], sum[8], xr};
         const long long *o = out + b * 3 * WT_ROUNDS;
         for (int k = 0; k < WT_ROUNDS; k++) {
-            if (o[k] != want[k]) fail_msg("block (%u,%u,%u) #%d straight-line call %d: got %lld, expected %lld", shape.x, shape.y, shape.z, b, k, o[k], want[k]);
-            if (o[WT_ROUNDS + k] != sum[k]) fail_msg("block (%u,%u,%u) #%d loop round %d: got %lld, expected %lld", shape.x, shape.y, shape.z, b, k, o[WT_ROUNDS + k], sum[k]);
+            if (o[k] != want[k])
+                fail_msg("block (%u,%u,%u) #%d straight-line call %d: got %lld, expected %lld", shape.x, shape.y,
+                         shape.z, b, k, o[k], want[k]);
+            if (o[WT_ROUNDS + k] != sum[k])
+                fail_msg("block (%u,%u,%u) #%d loop round %d: got %lld, expected %lld", shape.x, shape.y, shape.z, b, k,
+                         o[WT_ROUNDS + k], sum[k]);
         }
         if (o[2 * WT_ROUNDS] != poison) fail_msg("block #%d: an allreduce result differed between threads", b);
         for (int j = 0; j < WT_ROUNDS - 1; j++) {
             long long want_acc = poison + sum_xor[j] + (j == 0 ? sum_xor[WT_ROUNDS - 1] : 0);
             if (o[2 * WT_ROUNDS + 1 + j] != want_acc)
-                fail_msg("block #%d loop allreduce slot %d: got %lld, expected %lld", b, j, o[2 * WT_ROUNDS + 1 + j], want_acc);
+                fail_msg("block #%d loop allreduce slot %d: got %lld, expected %lld", b, j, o[2 * WT_ROUNDS + 1 + j],
+                         want_acc);
         }
     }
     wt_dev_free(d_in);
@@ -473,8 +532,8 @@ static void run_back_to_back(dim3 shape, int blocks)
 static void test_back_to_back(void **state)
 {
     WT_NEED_GPU(state);
-    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64), dim3(33), dim3(32), dim3(5), dim3(1),
-                           dim3(7, 5, 3), dim3(16, 8, 8)};
+    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64),      dim3(33),
+                           dim3(32),   dim3(5),    dim3(1),   dim3(7, 5, 3), dim3(16, 8, 8)};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) run_back_to_back(shapes[s], 6);
 }
 
@@ -513,22 +572,14 @@ static void test_doc_snippets(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        WT_TEST(test_doc_snippets),
-        WT_TEST(test_valid),
-        WT_TEST(test_static_block_size),
-        WT_TEST(test_every_size_int),
-        WT_TEST(test_every_size_float),
-        WT_TEST(test_sum_order_float),
-        WT_TEST(test_sum_order_double),
-        WT_TEST(test_sum_order_compound),
-        WT_TEST(test_ops_int),
-        WT_TEST(test_ops_unsigned),
-        WT_TEST(test_ops_long_long),
-        WT_TEST(test_ops_unsigned_long_long),
-        WT_TEST(test_ops_float),
-        WT_TEST(test_ops_double),
-        WT_TEST(test_ops_half),
-        WT_TEST(test_ops_bfloat16),
+        WT_TEST(test_doc_snippets),      WT_TEST(test_valid),
+        WT_TEST(test_static_block_size), WT_TEST(test_every_size_int),
+        WT_TEST(test_every_size_float),  WT_TEST(test_sum_order_float),
+        WT_TEST(test_sum_order_double),  WT_TEST(test_sum_order_compound),
+        WT_TEST(test_ops_int),           WT_TEST(test_ops_unsigned),
+        WT_TEST(test_ops_long_long),     WT_TEST(test_ops_unsigned_long_long),
+        WT_TEST(test_ops_float),         WT_TEST(test_ops_double),
+        WT_TEST(test_ops_half),          WT_TEST(test_ops_bfloat16),
         WT_TEST(test_back_to_back),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);

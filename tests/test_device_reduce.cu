@@ -9,16 +9,16 @@
    types stay in the scratch), and graphs replayed between direct calls. */
 #include <warpred/device_reduce.cuh>
 #if __has_include(<warpred/op_argminmax.cuh>)
-#  include <warpred/op_argminmax.cuh>
-#  define WT_HAVE_ARGMINMAX 1
+#    include <warpred/op_argminmax.cuh>
+#    define WT_HAVE_ARGMINMAX 1
 #endif
 #if __has_include(<warpred/op_welford.cuh>)
-#  include <warpred/op_welford.cuh>
-#  define WT_HAVE_WELFORD 1
+#    include <warpred/op_welford.cuh>
+#    define WT_HAVE_WELFORD 1
 #endif
 #if __has_include(<warpred/op_rsum.cuh>)
-#  include <warpred/op_rsum.cuh>
-#  define WT_HAVE_RSUM 1
+#    include <warpred/op_rsum.cuh>
+#    define WT_HAVE_RSUM 1
 #endif
 #include "wt_types.h"
 #include "wt_plans.h" /* plans owned by the running test: wt_device_plan, wt_device_plan_free */
@@ -111,7 +111,8 @@ static void test_doc_snippet(void **state)
     wt_to_dev(t, ht, sizeof ht);
     cudaStream_t stream;
     WT_CUDA(cudaStreamCreate(&stream));
-    const cudaError_t err = device_reduce_example(x, t, out_f, out_d, stream); /* cudaSuccess: the NULL out was refused */
+    const cudaError_t err =
+        device_reduce_example(x, t, out_f, out_d, stream); /* cudaSuccess: the NULL out was refused */
     WT_CUDA(cudaStreamSynchronize(stream));
     WT_LAUNCHED();
     WT_CUDA(cudaStreamDestroy(stream));
@@ -120,7 +121,8 @@ static void test_doc_snippet(void **state)
     wt_to_host(got, out_f, sizeof got);
     wt_to_host(&got_d, out_d, sizeof got_d);
     if (got[0] != 15.0f || got[1] != 5.0f || got_d != 15.0 || got[2] != 5.0f)
-        fail_msg("snippet: sum %g, max %g, double sum %g, squared error %g; expected 15, 5, 15, 5", got[0], got[1], got_d, got[2]);
+        fail_msg("snippet: sum %g, max %g, double sum %g, squared error %g; expected 15, 5, 15, 5", got[0], got[1],
+                 got_d, got[2]);
     WT_CUDA(err);
 }
 
@@ -131,13 +133,16 @@ static void test_doc_snippet(void **state)
 /* got (the call's result) is taken before why is read: a call sets why as it returns */
 static void expect_error(cudaError_t got, cudaError_t want, const char *why, const char *needle)
 {
-    if (got != want) fail_msg("returned %s, expected %s (message: %s)", cudaGetErrorString(got), cudaGetErrorString(want), why ? why : "(none)");
-    if (why == NULL || strstr(why, needle) == NULL) fail_msg("message \"%s\" does not say \"%s\"", why ? why : "(null)", needle);
+    if (got != want)
+        fail_msg("returned %s, expected %s (message: %s)", cudaGetErrorString(got), cudaGetErrorString(want),
+                 why ? why : "(none)");
+    if (why == NULL || strstr(why, needle) == NULL)
+        fail_msg("message \"%s\" does not say \"%s\"", why ? why : "(null)", needle);
 }
-#define EXPECT_ERROR(CALL, WANT, NEEDLE)                                                          \
-    do {                                                                                          \
-        const cudaError_t got_ = (CALL);                                                          \
-        expect_error(got_, WANT, why, NEEDLE);                                                    \
+#define EXPECT_ERROR(CALL, WANT, NEEDLE)       \
+    do {                                       \
+        const cudaError_t got_ = (CALL);       \
+        expect_error(got_, WANT, why, NEEDLE); \
     } while (0)
 
 static void test_rejects_bad_arguments(void **state)
@@ -151,14 +156,18 @@ static void test_rejects_bad_arguments(void **state)
 
     EXPECT_ERROR(warpred_device_reduce((const warpred_device_plan *)NULL, in, 10, out, warpred_op_sum(), 0, &why),
                  cudaErrorInvalidValue, "plan is NULL");
-    EXPECT_ERROR(warpred_device_reduce(&fake, in, 10, (float *)NULL, warpred_op_sum(), 0, &why), cudaErrorInvalidValue, "out is NULL");
+    EXPECT_ERROR(warpred_device_reduce(&fake, in, 10, (float *)NULL, warpred_op_sum(), 0, &why), cudaErrorInvalidValue,
+                 "out is NULL");
     EXPECT_ERROR(warpred_device_reduce(&fake, (const float *)NULL, 10, out, warpred_op_max(), 0, &why),
                  cudaErrorInvalidValue, "in is NULL and n > 0");
-    EXPECT_ERROR(warpred_device_reduce(&fake, (const float *)((const char *)in + 2), 10, out, warpred_op_max(), 0, &why),
-                 cudaErrorInvalidValue, "not aligned");
-    EXPECT_ERROR(warpred_device_transform_reduce(&fake, in, 10, (double *)out, warpred_op_sum(), warpred_xf_to<double>(), 0, &why),
+    EXPECT_ERROR(
+        warpred_device_reduce(&fake, (const float *)((const char *)in + 2), 10, out, warpred_op_max(), 0, &why),
+        cudaErrorInvalidValue, "not aligned");
+    EXPECT_ERROR(warpred_device_transform_reduce(&fake, in, 10, (double *)out, warpred_op_sum(),
+                                                 warpred_xf_to<double>(), 0, &why),
                  cudaErrorInvalidValue, "larger than the plan's value_bytes");
-    EXPECT_ERROR(warpred_device_sum(&fake, (const double *)in, 10, (double *)out, 0, &why), cudaErrorInvalidValue, "larger than the plan's value_bytes");
+    EXPECT_ERROR(warpred_device_sum(&fake, (const double *)in, 10, (double *)out, 0, &why), cudaErrorInvalidValue,
+                 "larger than the plan's value_bytes");
     warpred_device_plan destroyed = fake;
     destroyed.scratch.partials = NULL;
     EXPECT_ERROR(warpred_device_sum(&destroyed, in, 10, out, 0, &why), cudaErrorInvalidValue, "not created");
@@ -177,8 +186,9 @@ static void test_errors_launch_nothing(void **state)
     double *d_out = (double *)wt_dev_alloc(sizeof(double));
     float *d_x = (float *)wt_dev_alloc(64 * sizeof(float));
     const char *why = NULL;
-    EXPECT_ERROR(warpred_device_transform_reduce(plan, d_x, 64, d_out, warpred_op_sum(), warpred_xf_to<double>(), 0, &why),
-                 cudaErrorInvalidValue, "value_bytes");
+    EXPECT_ERROR(
+        warpred_device_transform_reduce(plan, d_x, 64, d_out, warpred_op_sum(), warpred_xf_to<double>(), 0, &why),
+        cudaErrorInvalidValue, "value_bytes");
     EXPECT_ERROR(warpred_device_reduce(plan, (const float *)NULL, 64, (float *)d_out, warpred_op_sum(), 0, &why),
                  cudaErrorInvalidValue, "in is NULL");
     WT_LAUNCHED();
@@ -194,7 +204,8 @@ static void test_errors_launch_nothing(void **state)
     WT_LAUNCHED();
     float id;
     wt_to_host(&id, d_out, sizeof id);
-    if (wt_type<float>::bits(id) != 0xff800000u) fail_msg("max over nothing: bits %llx, expected -inf", (unsigned long long)wt_type<float>::bits(id));
+    if (wt_type<float>::bits(id) != 0xff800000u)
+        fail_msg("max over nothing: bits %llx, expected -inf", (unsigned long long)wt_type<float>::bits(id));
     wt_device_plan_free(plan);
 }
 
@@ -271,9 +282,11 @@ static void test_int_sums_exact(void **state)
             parity ^= (unsigned)in[i];
         }
         const long long got = reduce_once(plan, d_in, n, d_ll, warpred_op_sum(), warpred_xf_to<long long>());
-        if (got != want) fail_msg("int -> long long sum, n = %zu, offset %zu: got %lld, expected %lld", n, off, got, want);
+        if (got != want)
+            fail_msg("int -> long long sum, n = %zu, offset %zu: got %lld, expected %lld", n, off, got, want);
         const int got_i = reduce_once(plan, d_in, n, d_i, warpred_op_sum(), warpred_xf_identity());
-        if ((unsigned)got_i != wrap) fail_msg("int sum (wraps), n = %zu, offset %zu: got %d, expected %d", n, off, got_i, (int)wrap);
+        if ((unsigned)got_i != wrap)
+            fail_msg("int sum (wraps), n = %zu, offset %zu: got %d, expected %d", n, off, got_i, (int)wrap);
         const unsigned *d_uin = (const unsigned *)d_in;
         const unsigned got_and = reduce_once(plan, d_uin, n, d_u, warpred_op_and(), warpred_xf_identity());
         const unsigned got_or = reduce_once(plan, d_uin, n, d_u, warpred_op_or(), warpred_xf_identity());
@@ -311,13 +324,16 @@ static void test_float_sums(void **state)
         const float got = reduce_once(plan, d_in, n, d_f, warpred_op_sum(), warpred_xf_identity());
         const double tol = sum_depth(plan, n, sizeof(float)) * 0x1p-24 * abs_sum;
         if (fabs((double)got - exact) > tol)
-            fail_msg("float sum, n = %zu, offset %zu: got %.9g, expected %.9g (bound %.3g)", n, off, (double)got, exact, tol);
+            fail_msg("float sum, n = %zu, offset %zu: got %.9g, expected %.9g (bound %.3g)", n, off, (double)got, exact,
+                     tol);
         const double got_d = reduce_once(plan, d_in, n, d_d, warpred_op_sum(), warpred_xf_to<double>());
         if (got_d != exact)
-            fail_msg("float sum in double, n = %zu, offset %zu: got %.17g, expected exactly %.17g", n, off, got_d, exact);
+            fail_msg("float sum in double, n = %zu, offset %zu: got %.17g, expected exactly %.17g", n, off, got_d,
+                     exact);
         /* float in, double out, no transform: the accumulator is R, so this adds in double too */
         const double got_id = reduce_once(plan, d_in, n, d_d, warpred_op_sum(), warpred_xf_identity());
-        if (got_id != exact) fail_msg("float in, double out, n = %zu, offset %zu: got %.17g, expected %.17g", n, off, got_id, exact);
+        if (got_id != exact)
+            fail_msg("float in, double out, n = %zu, offset %zu: got %.17g, expected %.17g", n, off, got_id, exact);
     });
     wt_device_plan_free(plan);
 }
@@ -328,19 +344,22 @@ template <typename T> static void check_negative_zero_sums(warpred_device_plan *
 {
     typedef wt_type<T> W;
     const size_t n = 65537;
-    T *x = (T *)wt_host_alloc((n + 1) * sizeof(T)), *d_x = (T *)wt_dev_alloc((n + 1) * sizeof(T)), *d_out = (T *)wt_dev_alloc(sizeof(T));
+    T *x = (T *)wt_host_alloc((n + 1) * sizeof(T)), *d_x = (T *)wt_dev_alloc((n + 1) * sizeof(T)),
+      *d_out = (T *)wt_dev_alloc(sizeof(T));
     for (size_t i = 0; i <= n; i++) x[i] = W::special(WT_SP_NEG_ZERO);
     wt_to_dev(d_x, x, (n + 1) * sizeof(T));
     const size_t counts[] = {1, 5, 1000, n};
     for (int c = 0; c < 4; c++) {
         const T got = reduce_once(plan, d_x + 1, counts[c], d_out, warpred_op_sum(), warpred_xf_identity());
-        if (W::bits(got) != W::sign_bit()) fail_msg("%s sum of %zu times -0: bits %llx", W::name(), counts[c], (unsigned long long)W::bits(got));
+        if (W::bits(got) != W::sign_bit())
+            fail_msg("%s sum of %zu times -0: bits %llx", W::name(), counts[c], (unsigned long long)W::bits(got));
     }
     const size_t at = 1 + wt_rand32() % n;
     x[at] = W::special(WT_SP_ZERO);
     wt_to_dev(d_x, x, (n + 1) * sizeof(T));
     const T got = reduce_once(plan, d_x + 1, n, d_out, warpred_op_sum(), warpred_xf_identity());
-    if (W::bits(got) != 0) fail_msg("%s sum of -0s and one +0 (at %zu): bits %llx", W::name(), at - 1, (unsigned long long)W::bits(got));
+    if (W::bits(got) != 0)
+        fail_msg("%s sum of -0s and one +0 (at %zu): bits %llx", W::name(), at - 1, (unsigned long long)W::bits(got));
     wt_host_free(x);
     wt_dev_free(d_x);
     wt_dev_free(d_out);
@@ -385,14 +404,15 @@ template <typename T> static void fill_case(T *x, size_t n, int c, int negate)
 }
 
 template <typename T, typename Op>
-static void check_minmax(warpred_device_plan *plan, const T *x, const T *d_in, size_t n, T *d_out, const char *what, size_t offset)
+static void check_minmax(warpred_device_plan *plan, const T *x, const T *d_in, size_t n, T *d_out, const char *what,
+                         size_t offset)
 {
     const int op = wt_op_of<Op>::code;
     const T got = reduce_once(plan, d_in, n, d_out, Op(), warpred_xf_identity());
     const uint64_t want = minmax_expected(op, x, n), bits = wt_type<T>::bits(got);
     if (bits != want)
-        fail_msg("%s %s, %s, n = %zu, offset %zu: bits %llx, expected %llx", wt_type<T>::name(), wt_op_name[op], what, n, offset,
-                 (unsigned long long)bits, (unsigned long long)want);
+        fail_msg("%s %s, %s, n = %zu, offset %zu: bits %llx, expected %llx", wt_type<T>::name(), wt_op_name[op], what,
+                 n, offset, (unsigned long long)bits, (unsigned long long)want);
 }
 
 template <typename T> static void run_minmax(warpred_device_plan *plan)
@@ -400,7 +420,8 @@ template <typename T> static void run_minmax(warpred_device_plan *plan)
     static const size_t sizes[] = {1, 2, 3, 5, 31, 33, 1000, 4096, 65537};
     const int nsizes = wt_quick() ? 7 : 9;
     const size_t cap = 65537 + 16;
-    T *x = (T *)wt_host_alloc(cap * sizeof(T)), *d_x = (T *)wt_dev_alloc(cap * sizeof(T)), *d_out = (T *)wt_dev_alloc(sizeof(T));
+    T *x = (T *)wt_host_alloc(cap * sizeof(T)), *d_x = (T *)wt_dev_alloc(cap * sizeof(T)),
+      *d_out = (T *)wt_dev_alloc(sizeof(T));
     size_t off[4];
     const int noff = wt_offsets<T>(off);
     for (int s = 0; s < nsizes; s++)
@@ -454,14 +475,17 @@ template <typename H> static void check_16bit_sums(warpred_device_plan *plan)
 {
     typedef wt_type<H> W;
     const size_t cap = WT_MAX_N + 16;
-    H *x = (H *)wt_host_alloc(cap * sizeof(H)), *d_x = (H *)wt_dev_alloc(cap * sizeof(H)), *d_h = (H *)wt_dev_alloc(sizeof(H));
+    H *x = (H *)wt_host_alloc(cap * sizeof(H)), *d_x = (H *)wt_dev_alloc(cap * sizeof(H)),
+      *d_h = (H *)wt_dev_alloc(sizeof(H));
     float *d_f = (float *)wt_dev_alloc(sizeof(float));
     each_size_and_offset<H>([&](size_t n, size_t off) {
         const long long want = fill_small_ints(x, n + off, off, n, 4);
         wt_to_dev(d_x, x, (n + off) * sizeof(H));
         /* accumulated in float: exact for any of these sizes */
         const float got = reduce_once(plan, d_x + off, n, d_f, warpred_op_sum(), warpred_xf_to<float>());
-        if (got != (float)want) fail_msg("%s -> float sum, n = %zu, offset %zu: got %.9g, expected %lld", W::name(), n, off, (double)got, want);
+        if (got != (float)want)
+            fail_msg("%s -> float sum, n = %zu, offset %zu: got %.9g, expected %lld", W::name(), n, off, (double)got,
+                     want);
         /* in the type itself: exact while every partial sum stays within the type's exact
            integers (2^11 for __half, 2^8 for __nv_bfloat16), which n * amp guarantees */
         const int bf16 = W::unit_roundoff() == 0x1p-8, amp = bf16 ? 1 : 2;
@@ -470,7 +494,8 @@ template <typename H> static void check_16bit_sums(warpred_device_plan *plan)
             wt_to_dev(d_x, x, (n + off) * sizeof(H));
             const H got_h = reduce_once(plan, d_x + off, n, d_h, warpred_op_sum(), warpred_xf_identity());
             if (W::to_d(got_h) != (double)want_small)
-                fail_msg("%s sum, n = %zu, offset %zu: got %g, expected %lld", W::name(), n, off, W::to_d(got_h), want_small);
+                fail_msg("%s sum, n = %zu, offset %zu: got %g, expected %lld", W::name(), n, off, W::to_d(got_h),
+                         want_small);
         }
     });
     /* in the type itself, rounding on the way: within the bound */
@@ -484,7 +509,8 @@ template <typename H> static void check_16bit_sums(warpred_device_plan *plan)
     wt_to_dev(d_x, x, (n + 3) * sizeof(H));
     const H got = reduce_once(plan, d_x + 3, n, d_h, warpred_op_sum(), warpred_xf_identity());
     const double tol = sum_depth(plan, n, sizeof(H)) * W::unit_roundoff() * abs_sum;
-    if (fabs(W::to_d(got) - exact) > tol) fail_msg("%s sum of %zu random values: got %g, expected %g (bound %g)", W::name(), n, W::to_d(got), exact, tol);
+    if (fabs(W::to_d(got) - exact) > tol)
+        fail_msg("%s sum of %zu random values: got %g, expected %g (bound %g)", W::name(), n, W::to_d(got), exact, tol);
     wt_host_free(x);
     wt_dev_free(d_x);
     wt_dev_free(d_h);
@@ -517,9 +543,11 @@ static void test_8bit_inputs(void **state)
             top = x[i] > top ? x[i] : top;
         }
         const int got = reduce_once(plan, d_x + off, n, d_i, warpred_op_sum(), warpred_xf_to<int>());
-        if (got != want) fail_msg("unsigned char -> int sum, n = %zu, offset %zu: got %d, expected %lld", n, off, got, want);
+        if (got != want)
+            fail_msg("unsigned char -> int sum, n = %zu, offset %zu: got %d, expected %lld", n, off, got, want);
         const int got_max = reduce_once(plan, d_x + off, n, d_i, warpred_op_max(), warpred_xf_to<int>());
-        if (n > 0 && got_max != top) fail_msg("unsigned char -> int max, n = %zu, offset %zu: got %d, expected %d", n, off, got_max, top);
+        if (n > 0 && got_max != top)
+            fail_msg("unsigned char -> int max, n = %zu, offset %zu: got %d, expected %d", n, off, got_max, top);
     });
     wt_device_plan_free(plan);
 }
@@ -539,7 +567,8 @@ static void test_8byte_inputs(void **state)
         for (size_t i = off; i < off + n; i++) exact += x[i];
         wt_to_dev(d_x, x, (n + off) * sizeof(double));
         const double got = reduce_once(plan, d_x + off, n, d_d, warpred_op_sum(), warpred_xf_identity());
-        if (got != exact) fail_msg("double sum, n = %zu, offset %zu: got %.17g, expected exactly %.17g", n, off, got, exact);
+        if (got != exact)
+            fail_msg("double sum, n = %zu, offset %zu: got %.17g, expected exactly %.17g", n, off, got, exact);
         /* long long, full range: wraps modulo 2^64 */
         unsigned long long want = 0;
         for (size_t i = 0; i < n + off; i++) ll[i] = (long long)wt_rand64();
@@ -547,7 +576,8 @@ static void test_8byte_inputs(void **state)
         wt_to_dev(d_ll, ll, (n + off) * sizeof(long long));
         const long long got_ll = reduce_once(plan, d_ll + off, n, d_llout, warpred_op_sum(), warpred_xf_identity());
         if ((unsigned long long)got_ll != want)
-            fail_msg("long long sum, n = %zu, offset %zu: got %llx, expected %llx", n, off, (unsigned long long)got_ll, want);
+            fail_msg("long long sum, n = %zu, offset %zu: got %llx, expected %llx", n, off, (unsigned long long)got_ll,
+                     want);
     });
     /* random doubles, rounding on the way: within the bound of a long double reference */
     const size_t n = WT_MAX_N;
@@ -562,7 +592,8 @@ static void test_8byte_inputs(void **state)
     const double got = reduce_once(plan, d_x + 1, n, d_d, warpred_op_sum(), warpred_xf_identity());
     /* the reference's own error, n roundings of long double at most, is added to the bound */
     const double tol = (sum_depth(plan, n, sizeof(double)) * 0x1p-53 + (double)n * 0x1p-64) * abs_sum;
-    if (fabsl((long double)got - ref) > tol) fail_msg("double sum of %zu random values: got %.17g, expected %.17Lg (bound %.3g)", n, got, ref, tol);
+    if (fabsl((long double)got - ref) > tol)
+        fail_msg("double sum of %zu random values: got %.17g, expected %.17Lg (bound %.3g)", n, got, ref, tol);
     wt_device_plan_free(plan);
 }
 
@@ -615,9 +646,11 @@ static void test_transforms(void **state)
            long double reference errs by at most n roundings of its own */
         const double tol = ((1 + sum_depth(plan, n, sizeof(float))) * 0x1p-53 + (double)n * 0x1p-64) * (double)sq;
         if (fabsl((long double)got_sq - sq) > tol)
-            fail_msg("squared error, n = %zu, offset %zu: got %.17g, expected %.17Lg (bound %.3g)", n, off, got_sq, sq, tol);
+            fail_msg("squared error, n = %zu, offset %zu: got %.17g, expected %.17Lg (bound %.3g)", n, off, got_sq, sq,
+                     tol);
         const long long got_count = reduce_once(plan, d_y + off, n, d_ll, warpred_op_sum(), ca);
-        if (got_count != count) fail_msg("count-if, n = %zu, offset %zu: got %lld, expected %lld", n, off, got_count, count);
+        if (got_count != count)
+            fail_msg("count-if, n = %zu, offset %zu: got %lld, expected %lld", n, off, got_count, count);
     });
     wt_device_plan_free(plan);
 }
@@ -649,9 +682,11 @@ static void test_bitwise_deterministic(void **state)
         if (r == 0) {
             first = bits;
             const double tol = sum_depth(plan, n, sizeof(float)) * 0x1p-24 * abs_sum;
-            if (fabs((double)got - ref) > tol) fail_msg("float sum of %zu: got %.9g, expected %.9g (bound %.3g)", n, (double)got, ref, tol);
+            if (fabs((double)got - ref) > tol)
+                fail_msg("float sum of %zu: got %.9g, expected %.9g (bound %.3g)", n, (double)got, ref, tol);
         } else if (bits != first) {
-            fail_msg("call %d%s: bits %08x, first call %08x: not deterministic", r, r == 9 ? " (second plan)" : "", bits, first);
+            fail_msg("call %d%s: bits %08x, first call %08x: not deterministic", r, r == 9 ? " (second plan)" : "",
+                     bits, first);
         }
     }
     wt_device_plan_free(other);
@@ -680,14 +715,17 @@ static void test_many_calls_no_reset(void **state)
         }
         if (call % 2 == 0) {
             const long long got = reduce_once(plan, d_x + start, n, d_ll, warpred_op_sum(), warpred_xf_to<long long>());
-            if (got != want) fail_msg("call %d (sum, n = %zu, start %zu): got %lld, expected %lld", call, n, start, got, want);
+            if (got != want)
+                fail_msg("call %d (sum, n = %zu, start %zu): got %lld, expected %lld", call, n, start, got, want);
         } else {
             const int got = reduce_once(plan, d_x + start, n, d_i, warpred_op_max(), warpred_xf_identity());
-            if (got != top) fail_msg("call %d (max, n = %zu, start %zu): got %d, expected %d", call, n, start, got, top);
+            if (got != top)
+                fail_msg("call %d (max, n = %zu, start %zu): got %d, expected %d", call, n, start, got, top);
         }
     }
     const char *why = NULL;
-    if (warpred_grid_scratch_status(&plan->scratch, &why) != cudaSuccess) fail_msg("scratch status after 50 calls: %s", why);
+    if (warpred_grid_scratch_status(&plan->scratch, &why) != cudaSuccess)
+        fail_msg("scratch status after 50 calls: %s", why);
     wt_device_plan_free(plan);
 }
 
@@ -706,7 +744,8 @@ static void test_graph_capture(void **state)
     const char *why = NULL;
     WT_CUDA(cudaStreamCreate(&stream));
     WT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    const cudaError_t err = warpred_device_transform_reduce(plan, d_x + start, n, d_ll, warpred_op_sum(), warpred_xf_to<long long>(), stream, &why);
+    const cudaError_t err = warpred_device_transform_reduce(plan, d_x + start, n, d_ll, warpred_op_sum(),
+                                                            warpred_xf_to<long long>(), stream, &why);
     WT_CUDA(cudaStreamEndCapture(stream, &graph));
     if (err != cudaSuccess) fail_msg("captured call: %s (%s)", cudaGetErrorString(err), why);
     WT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
@@ -747,11 +786,11 @@ static size_t n_for_blocks(unsigned blocks, size_t elem_bytes)
    2^22 of them is exact in float: |sum| <= 2 * 2^22 < 2^24) and doubles k * 2^-30 (every partial
    sum exact), with prefix sums of their integers for O(1) references. */
 typedef struct {
-    size_t cap;        /* elements of each array */
-    float *f, *d_f;    /* f[i] in {-2, .., 2} */
-    double *d, *d_d;   /* d[i] = k * 2^-30, |k| < 2^30 */
-    long long *f_pre;  /* f_pre[i] = f[0] + .. + f[i-1] */
-    long long *d_pre;  /* the same for the k of d */
+    size_t cap;       /* elements of each array */
+    float *f, *d_f;   /* f[i] in {-2, .., 2} */
+    double *d, *d_d;  /* d[i] = k * 2^-30, |k| < 2^30 */
+    long long *f_pre; /* f_pre[i] = f[0] + .. + f[i-1] */
+    long long *d_pre; /* the same for the k of d */
 } tail_data;
 
 static void tail_data_init(tail_data *t, const warpred_device_plan *plan)
@@ -807,7 +846,8 @@ typedef struct {
 
 /* One call of `kind` on elements start .. start + n - 1, result into out (TK_SLOT bytes), in
    `stream`; nothing waited for. */
-static void tail_launch(const warpred_device_plan *plan, const tail_data *t, const tail_call *c, void *out, cudaStream_t stream)
+static void tail_launch(const warpred_device_plan *plan, const tail_data *t, const tail_call *c, void *out,
+                        cudaStream_t stream)
 {
     const char *why = NULL;
     cudaError_t err = cudaSuccess;
@@ -815,18 +855,20 @@ static void tail_launch(const warpred_device_plan *plan, const tail_data *t, con
     case TK_FLOAT: err = warpred_device_sum(plan, t->d_f + c->start, c->n, (float *)out, stream, &why); break;
     case TK_DOUBLE: err = warpred_device_sum(plan, t->d_d + c->start, c->n, (double *)out, stream, &why); break;
 #ifdef WT_HAVE_RSUM
-    case TK_RSUM: err = warpred_device_reduce(plan, t->d_f + c->start, c->n, (float *)out, warpred_op_rsum(), stream, &why); break;
+    case TK_RSUM:
+        err = warpred_device_reduce(plan, t->d_f + c->start, c->n, (float *)out, warpred_op_rsum(), stream, &why);
+        break;
 #endif
 #ifdef WT_HAVE_ARGMINMAX
     case TK_ARGMAX:
-        err = warpred_device_transform_reduce(plan, t->d_f + c->start, c->n, (warpred_arg<float, long long> *)out, warpred_op_argmax(),
-                                    warpred_xf_arg(), stream, &why);
+        err = warpred_device_transform_reduce(plan, t->d_f + c->start, c->n, (warpred_arg<float, long long> *)out,
+                                              warpred_op_argmax(), warpred_xf_arg(), stream, &why);
         break;
 #endif
 #ifdef WT_HAVE_WELFORD
     case TK_WELFORD:
-        err = warpred_device_transform_reduce(plan, t->d_d + c->start, c->n, (warpred_welford<double> *)out, warpred_op_welford(),
-                                    warpred_xf_welford<>(), stream, &why);
+        err = warpred_device_transform_reduce(plan, t->d_d + c->start, c->n, (warpred_welford<double> *)out,
+                                              warpred_op_welford(), warpred_xf_welford<>(), stream, &why);
         break;
 #endif
     default: fail_msg("kind %d not built", c->kind);
@@ -844,14 +886,18 @@ static void tail_check(const tail_data *t, const tail_call *c, const unsigned ch
         float r;
         memcpy(&r, got, sizeof r);
         const float want = (float)(t->f_pre[b] - t->f_pre[a]); /* exact: an integer below 2^24 */
-        if (r != want) fail_msg("%s %d: %s, n = %zu, start %zu: got %.9g, expected %.9g", where, index, tk_name[c->kind], c->n, a, (double)r, (double)want);
+        if (r != want)
+            fail_msg("%s %d: %s, n = %zu, start %zu: got %.9g, expected %.9g", where, index, tk_name[c->kind], c->n, a,
+                     (double)r, (double)want);
         break;
     }
     case TK_DOUBLE: {
         double r;
         memcpy(&r, got, sizeof r);
         const double want = ldexp((double)(t->d_pre[b] - t->d_pre[a]), -30);
-        if (r != want) fail_msg("%s %d: double sum, n = %zu, start %zu: got %.17g, expected exactly %.17g", where, index, c->n, a, r, want);
+        if (r != want)
+            fail_msg("%s %d: double sum, n = %zu, start %zu: got %.17g, expected exactly %.17g", where, index, c->n, a,
+                     r, want);
         break;
     }
 #ifdef WT_HAVE_ARGMINMAX
@@ -862,8 +908,8 @@ static void tail_check(const tail_data *t, const tail_call *c, const unsigned ch
         for (size_t i = a + 1; i < b; i++)
             if (t->f[i] > t->f[best]) best = i;
         if (r.value != t->f[best] || r.index != (long long)(best - a))
-            fail_msg("%s %d: argmax, n = %zu, start %zu: got {%g, %lld}, expected {%g, %lld}", where, index, c->n, a, (double)r.value, r.index,
-                     (double)t->f[best], (long long)(best - a));
+            fail_msg("%s %d: argmax, n = %zu, start %zu: got {%g, %lld}, expected {%g, %lld}", where, index, c->n, a,
+                     (double)r.value, r.index, (double)t->f[best], (long long)(best - a));
         break;
     }
 #endif
@@ -874,9 +920,11 @@ static void tail_check(const tail_data *t, const tail_call *c, const unsigned ch
         const long double mean = ldexpl((long double)(t->d_pre[b] - t->d_pre[a]), -30) / (long double)c->n;
         long double m2 = 0;
         for (size_t i = a; i < b; i++) m2 += ((long double)t->d[i] - mean) * ((long double)t->d[i] - mean);
-        if (r.count != (long long)c->n || fabsl((long double)r.mean - mean) > 1e-12L || fabsl((long double)r.m2 - m2) > 1e-9L * m2 + 1e-12L)
-            fail_msg("%s %d: welford, n = %zu, start %zu: {mean %.17g, m2 %.17g, count %lld}, expected {%.17Lg, %.17Lg, %zu}", where, index,
-                     c->n, a, r.mean, r.m2, r.count, mean, m2, c->n);
+        if (r.count != (long long)c->n || fabsl((long double)r.mean - mean) > 1e-12L ||
+            fabsl((long double)r.m2 - m2) > 1e-9L * m2 + 1e-12L)
+            fail_msg("%s %d: welford, n = %zu, start %zu: {mean %.17g, m2 %.17g, count %lld}, expected {%.17Lg, "
+                     "%.17Lg, %zu}",
+                     where, index, c->n, a, r.mean, r.m2, r.count, mean, m2, c->n);
         break;
     }
 #endif
@@ -900,7 +948,8 @@ static void test_grids_and_types_alternate(void **state)
     tail_data_init(&t, plan);
     tail_data_fill(&t);
     const unsigned wave = plan->max_blocks;
-    const unsigned schedule[] = {1, wave, 2, wave / 2 + 1, 1, wave, 33, 7, wave, 1, 257 < wave ? 257 : wave, 2, wave - 1, 64, 1, wave};
+    const unsigned schedule[] = {1,        wave, 2, wave / 2 + 1, 1, wave, 33, 7, wave, 1, 257 < wave ? 257 : wave, 2,
+                                 wave - 1, 64,   1, wave};
     enum { SCHEDULE = sizeof schedule / sizeof schedule[0], BATCH = 8 };
     const int calls = wt_quick() ? 3 * BATCH : 10 * BATCH;
     unsigned char *d_out = (unsigned char *)wt_dev_alloc(BATCH * TK_SLOT), got[BATCH * TK_SLOT];
@@ -985,7 +1034,8 @@ static void test_argmax_through_transform(void **state)
     WT_NEED_GPU(state);
     warpred_device_plan *plan = wt_device_plan(0);
     const size_t n = 65537, start = 3;
-    float *x = (float *)wt_host_alloc((n + start) * sizeof(float)), *d_x = (float *)wt_dev_alloc((n + start) * sizeof(float));
+    float *x = (float *)wt_host_alloc((n + start) * sizeof(float)),
+          *d_x = (float *)wt_dev_alloc((n + start) * sizeof(float));
     typedef warpred_arg<float, long long> A;
     A *d_a = (A *)wt_dev_alloc(sizeof(A));
     for (int r = 0; r < 5; r++) {
@@ -995,7 +1045,8 @@ static void test_argmax_through_transform(void **state)
         wt_to_dev(d_x, x, (n + start) * sizeof(float));
         const A got = reduce_once(plan, d_x + start, n, d_a, warpred_op_argmax(), warpred_xf_arg());
         const long long want = (long long)(p < q ? p : q);
-        if (got.value != 2.0f || got.index != want) fail_msg("argmax: got {%g, %lld}, expected {2, %lld}", (double)got.value, got.index, want);
+        if (got.value != 2.0f || got.index != want)
+            fail_msg("argmax: got {%g, %lld}, expected {2, %lld}", (double)got.value, got.index, want);
     }
     wt_device_plan_free(plan);
 }
@@ -1008,7 +1059,8 @@ static void test_welford_through_transform(void **state)
     WT_NEED_GPU(state);
     warpred_device_plan *plan = wt_device_plan(0);
     const size_t n = ((size_t)1 << 20) + 7, start = 1;
-    double *x = (double *)wt_host_alloc((n + start) * sizeof(double)), *d_x = (double *)wt_dev_alloc((n + start) * sizeof(double));
+    double *x = (double *)wt_host_alloc((n + start) * sizeof(double)),
+           *d_x = (double *)wt_dev_alloc((n + start) * sizeof(double));
     typedef warpred_welford<double> W;
     W *d_w = (W *)wt_dev_alloc(sizeof(W));
     for (size_t i = 0; i < n + start; i++) x[i] = 1e6 + wt_rand_unit() * 1e-2;
@@ -1050,7 +1102,8 @@ static void test_above_2_31(void **state)
     size_t free_b, total_b;
     WT_CUDA(cudaMemGetInfo(&free_b, &total_b));
     if (free_b < (n + 1) * sizeof(int) + ((size_t)1 << 28)) {
-        printf("[ INFO     ] n > 2^31 case skipped: needs %zu bytes of GPU memory, %zu free\n", (n + 1) * sizeof(int), free_b);
+        printf("[ INFO     ] n > 2^31 case skipped: needs %zu bytes of GPU memory, %zu free\n", (n + 1) * sizeof(int),
+               free_b);
         skip();
     }
     warpred_device_plan *plan = wt_device_plan(0);

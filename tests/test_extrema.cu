@@ -11,13 +11,23 @@
 
 #include "snippets/op_extrema.inc"
 
-static unsigned h_bits(float x) { unsigned u; memcpy(&u, &x, 4); return u; }
+static unsigned h_bits(float x)
+{
+    unsigned u;
+    memcpy(&u, &x, 4);
+    return u;
+}
 
 /* host model of warpred_op_min/_max (and _num) on floats: -0 < +0, the canonical NaN */
 static float h_minmax(bool is_max, bool num, float a, float b)
 {
     const bool na = a != a, nb = b != b;
-    const float qnan = [] { float f; unsigned u = 0x7fffffffu; memcpy(&f, &u, 4); return f; }();
+    const float qnan = [] {
+        float f;
+        unsigned u = 0x7fffffffu;
+        memcpy(&f, &u, 4);
+        return f;
+    }();
     if (na || nb) {
         if (!num || (na && nb)) return qnan;
         return na ? b : a;
@@ -51,8 +61,8 @@ template <bool Num, bool From_identity = false> static warpred_extrema<float> h_
 static void expect_extrema(const char *what, int shape, warpred_extrema<float> got, warpred_extrema<float> want)
 {
     if (h_bits(got.min) != h_bits(want.min) || h_bits(got.max) != h_bits(want.max))
-        fail_msg("%s (%d): got {%.9g (%08x), %.9g (%08x)}, expected {%.9g (%08x), %.9g (%08x)}", what, shape, got.min, h_bits(got.min), got.max,
-                 h_bits(got.max), want.min, h_bits(want.min), want.max, h_bits(want.max));
+        fail_msg("%s (%d): got {%.9g (%08x), %.9g (%08x)}, expected {%.9g (%08x), %.9g (%08x)}", what, shape, got.min,
+                 h_bits(got.min), got.max, h_bits(got.max), want.min, h_bits(want.min), want.max, h_bits(want.max));
 }
 
 /* ---- kernels ---- */
@@ -77,7 +87,8 @@ template <typename Op> __global__ void k_block(const float *x, warpred_extrema<f
     if (threadIdx.x == blockDim.x - 1) out[2 * blockIdx.x + 1] = a;
 }
 
-template <typename Op> __global__ void k_grid(const float *x, warpred_grid_scratch s, warpred_extrema<float> *out, Op op)
+template <typename Op>
+__global__ void k_grid(const float *x, warpred_grid_scratch s, warpred_extrema<float> *out, Op op)
 {
     warpred_grid_reduce(warpred_make_extrema(x[blockIdx.x * blockDim.x + threadIdx.x]), op, s, out);
 }
@@ -165,13 +176,26 @@ template <bool Num, typename Op> static void every_level(Op op, int special_per_
     wt_to_host(got, out, sizeof got[0]);
     const unsigned want_min = Num ? 0x7fffffffu : 0x7f800000u, want_max = Num ? 0x7fffffffu : 0xff800000u;
     if (h_bits(got[0].min) != want_min || h_bits(got[0].max) != want_max)
-        fail_msg("%s of nothing: {%08x, %08x}, expected {%08x, %08x}", name, h_bits(got[0].min), h_bits(got[0].max), want_min, want_max);
+        fail_msg("%s of nothing: {%08x, %08x}, expected {%08x, %08x}", name, h_bits(got[0].min), h_bits(got[0].max),
+                 want_min, want_max);
     wt_device_plan_free(plan);
 }
 
-static void test_extrema_numbers(void **state) { WT_NEED_GPU(state); every_level<false>(warpred_op_extrema(), 0); }
-static void test_extrema_specials(void **state) { WT_NEED_GPU(state); every_level<false>(warpred_op_extrema(), 30); }
-static void test_extrema_num_specials(void **state) { WT_NEED_GPU(state); every_level<true>(warpred_op_extrema_num(), 30); }
+static void test_extrema_numbers(void **state)
+{
+    WT_NEED_GPU(state);
+    every_level<false>(warpred_op_extrema(), 0);
+}
+static void test_extrema_specials(void **state)
+{
+    WT_NEED_GPU(state);
+    every_level<false>(warpred_op_extrema(), 30);
+}
+static void test_extrema_num_specials(void **state)
+{
+    WT_NEED_GPU(state);
+    every_level<true>(warpred_op_extrema_num(), 30);
+}
 
 static void test_integers(void **state)
 {
@@ -203,18 +227,16 @@ static void test_doc_snippet(void **state)
         WT_LAUNCHED();
         float got[2];
         wt_to_host(got, out, sizeof got);
-        if (got[0] != -2.0f || got[1] != 7.5f) fail_msg("snippet with %d threads: {%g, %g}, expected {-2, 7.5}", threads[t], got[0], got[1]);
+        if (got[0] != -2.0f || got[1] != 7.5f)
+            fail_msg("snippet with %d threads: {%g, %g}, expected {-2, 7.5}", threads[t], got[0], got[1]);
     }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        WT_TEST(test_extrema_numbers),
-        WT_TEST(test_extrema_specials),
-        WT_TEST(test_extrema_num_specials),
-        WT_TEST(test_integers),
-        WT_TEST(test_doc_snippet),
+        WT_TEST(test_extrema_numbers), WT_TEST(test_extrema_specials), WT_TEST(test_extrema_num_specials),
+        WT_TEST(test_integers),        WT_TEST(test_doc_snippet),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

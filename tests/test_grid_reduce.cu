@@ -17,14 +17,14 @@ __global__ void k_grid(const T *in, warpred_grid_scratch scratch, T *out, int *w
 
 /* Launches k_grid `launches` times in a row on one scratch (no reset), each with new inputs,
    and checks every result; returns the last result's bits for determinism checks. */
-template <typename T, typename Op>
-static uint64_t run_grid(dim3 grid, dim3 block, int launches, const T *fixed_input)
+template <typename T, typename Op> static uint64_t run_grid(dim3 grid, dim3 block, int launches, const T *fixed_input)
 {
     const int op = wt_op_of<Op>::code;
     const size_t nblocks = (size_t)grid.x * grid.y * grid.z, nthreads = (size_t)block.x * block.y * block.z;
     const size_t count = nblocks * nthreads;
     warpred_grid_scratch *scratch = wt_grid_scratch((unsigned)nblocks, sizeof(T));
-    T *in = (T *)wt_host_alloc(count * sizeof(T)), *d_in = (T *)wt_dev_alloc(count * sizeof(T)), *d_out = (T *)wt_dev_alloc(sizeof(T)), got;
+    T *in = (T *)wt_host_alloc(count * sizeof(T)), *d_in = (T *)wt_dev_alloc(count * sizeof(T)),
+      *d_out = (T *)wt_dev_alloc(sizeof(T)), got;
     int *d_winners = (int *)wt_dev_alloc(sizeof(int)), winners;
     uint64_t bits = 0;
     for (int l = 0; l < launches; l++) {
@@ -40,8 +40,8 @@ static uint64_t run_grid(dim3 grid, dim3 block, int launches, const T *fixed_inp
         ref.fold(op, in, (int)count);
         char msg[300];
         if (!ref.matches(op, got, (int)count, msg, sizeof msg))
-            fail_msg("%s %s grid (%u,%u,%u) x block (%u,%u,%u), launch %d: %s", wt_type<T>::name(), wt_op_name[op], grid.x,
-                     grid.y, grid.z, block.x, block.y, block.z, l, msg);
+            fail_msg("%s %s grid (%u,%u,%u) x block (%u,%u,%u), launch %d: %s", wt_type<T>::name(), wt_op_name[op],
+                     grid.x, grid.y, grid.z, block.x, block.y, block.z, l, msg);
         if (winners != 1) fail_msg("grid reduce returned true in %d threads, expected exactly 1", winners);
         bits = wt_type<T>::bits(got);
     }
@@ -86,11 +86,13 @@ static void test_grid_deterministic(void **state)
     const dim3 grid(777), block(160);
     const size_t count = 777 * 160;
     float *in = (float *)wt_host_alloc(count * sizeof(float));
-    for (size_t i = 0; i < count; i++) in[i] = wt_type<float>::random(0) * (float)(1 + i % 1000); /* wide range: order matters */
+    for (size_t i = 0; i < count; i++)
+        in[i] = wt_type<float>::random(0) * (float)(1 + i % 1000); /* wide range: order matters */
     const uint64_t first = run_grid<float, warpred_op_sum>(grid, block, 1, in);
     for (int r = 1; r < 10; r++) {
         const uint64_t again = run_grid<float, warpred_op_sum>(grid, block, 1, in);
-        if (again != first) fail_msg("run %d: bits %llx, first run %llx", r, (unsigned long long)again, (unsigned long long)first);
+        if (again != first)
+            fail_msg("run %d: bits %llx, first run %llx", r, (unsigned long long)again, (unsigned long long)first);
     }
     wt_host_free(in);
 }
@@ -110,7 +112,8 @@ static void test_grid_overflow_is_reported_not_written(void **state)
     small.partials = region; /* partials[0..capacity) are the scratch's; the rest is canary */
     float *in = (float *)wt_host_alloc((size_t)blocks * threads * sizeof(float));
     for (size_t i = 0; i < (size_t)blocks * threads; i++) in[i] = 1.0f;
-    float *d_in = (float *)wt_dev_alloc((size_t)blocks * threads * sizeof(float)), *d_out = (float *)wt_dev_alloc(sizeof(float));
+    float *d_in = (float *)wt_dev_alloc((size_t)blocks * threads * sizeof(float)),
+          *d_out = (float *)wt_dev_alloc(sizeof(float));
     int *d_winners = (int *)wt_dev_alloc(sizeof(int)), winners;
     wt_to_dev(d_in, in, (size_t)blocks * threads * sizeof(float));
     WT_CUDA(cudaMemset(d_winners, 0, sizeof(int)));

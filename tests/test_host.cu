@@ -9,10 +9,15 @@
 #include <dirent.h>
 
 #ifndef WT_REPO_DIR
-#  error "build with -DWT_REPO_DIR=\"<repository root>\""
+#    error "build with -DWT_REPO_DIR=\"<repository root>\""
 #endif
 
-static uint64_t dbits(double d) { uint64_t b; memcpy(&b, &d, 8); return b; }
+static uint64_t dbits(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+}
 
 static void test_model_float_rules(void **state)
 {
@@ -93,8 +98,10 @@ static void wt_versions_in(const char *text, long v[WT_VERSION_FIELDS])
         while (*p == ' ' || *p == '\t') p++;
         int guard = 0;
         if (strncmp(p, "define", 6) == 0) p += 6;
-        else if (strncmp(p, "elif", 4) == 0) p += 4, guard = 1;
-        else continue;
+        else if (strncmp(p, "elif", 4) == 0)
+            p += 4, guard = 1;
+        else
+            continue;
         while (*p == ' ' || *p == '\t') p++;
         for (int i = guard ? WT_GUARD : 0; i < (guard ? WT_GUARD + 1 : WT_GUARD); i++) {
             size_t n = strlen(wt_version_names[i]);
@@ -118,7 +125,8 @@ static const char *wt_version_disagrees(const long v[WT_VERSION_FIELDS], const l
         return "WARPRED_VERSION is not MAJOR * 10000 + MINOR * 100 + PATCH";
     for (int i = 0; i < WT_GUARD; i++)
         if (v[i] != ref[i]) return "a version field differs from warpred/version.h";
-    if (v[WT_GUARD] >= 0 && v[WT_GUARD] != ref[WT_WHOLE]) return "the mixed-versions guard (#elif WARPRED_VERSION != N) names another version";
+    if (v[WT_GUARD] >= 0 && v[WT_GUARD] != ref[WT_WHOLE])
+        return "the mixed-versions guard (#elif WARPRED_VERSION != N) names another version";
     return NULL;
 }
 
@@ -126,8 +134,10 @@ static void test_version_parser_catches_disagreement(void **state)
 {
     (void)state;
     long ref[WT_VERSION_FIELDS], v[WT_VERSION_FIELDS];
-    wt_versions_in("#ifndef WARPRED_VERSION\n#  define WARPRED_VERSION_MAJOR 1\n#define WARPRED_VERSION_MINOR 2\n"
-                   "# define WARPRED_VERSION_PATCH 3\n#  define WARPRED_VERSION 10203\n#elif WARPRED_VERSION != 10203\n", ref);
+    wt_versions_in(
+        "#ifndef WARPRED_VERSION\n#  define WARPRED_VERSION_MAJOR 1\n#define WARPRED_VERSION_MINOR 2\n"
+        "# define WARPRED_VERSION_PATCH 3\n#  define WARPRED_VERSION 10203\n#elif WARPRED_VERSION != 10203\n",
+        ref);
     assert_int_equal(ref[WT_MAJOR], 1);
     assert_int_equal(ref[WT_MINOR], 2);
     assert_int_equal(ref[WT_PATCH], 3);
@@ -135,10 +145,12 @@ static void test_version_parser_catches_disagreement(void **state)
     assert_int_equal(ref[WT_GUARD], 10203);
     assert_null(wt_version_disagrees(ref, ref));
     wt_versions_in("#define WARPRED_VERSION_MAJOR 1\n#define WARPRED_VERSION_MINOR 3\n#define WARPRED_VERSION_PATCH 3\n"
-                   "#define WARPRED_VERSION 10303\n", v);
+                   "#define WARPRED_VERSION 10303\n",
+                   v);
     assert_non_null(wt_version_disagrees(v, ref)); /* another minor */
     wt_versions_in("#define WARPRED_VERSION_MAJOR 1\n#define WARPRED_VERSION_MINOR 2\n#define WARPRED_VERSION_PATCH 3\n"
-                   "#define WARPRED_VERSION 1023\n", v);
+                   "#define WARPRED_VERSION 1023\n",
+                   v);
     assert_non_null(wt_version_disagrees(v, ref)); /* the whole number is not MAJOR*10000+MINOR*100+PATCH */
     wt_versions_in("#define WARPRED_VERSION_MAJOR 1\n", v);
     assert_non_null(wt_version_disagrees(v, ref)); /* only some fields */
@@ -189,7 +201,8 @@ static void test_versions_agree_across_headers(void **state)
     closedir(dir);
     printf("[ INFO     ] version %ld.%ld.%ld (%ld): %d of %d headers carry it, all agree\n", ref[WT_MAJOR],
            ref[WT_MINOR], ref[WT_PATCH], ref[WT_WHOLE], carrying, headers);
-    if (carrying != 1) fail_msg("%d headers define the version; only warpred/version.h may (the others include it)", carrying);
+    if (carrying != 1)
+        fail_msg("%d headers define the version; only warpred/version.h may (the others include it)", carrying);
 
     char heading[64];
     snprintf(heading, sizeof heading, "\n## %ld.%ld.%ld", ref[WT_MAJOR], ref[WT_MINOR], ref[WT_PATCH]);
@@ -202,10 +215,8 @@ static void test_versions_agree_across_headers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_model_float_rules),
-        cmocka_unit_test(test_reference_integers_wrap),
-        cmocka_unit_test(test_reference_tolerance_rejects),
-        WT_TEST(test_version_parser_catches_disagreement),
+        cmocka_unit_test(test_model_float_rules),           cmocka_unit_test(test_reference_integers_wrap),
+        cmocka_unit_test(test_reference_tolerance_rejects), WT_TEST(test_version_parser_catches_disagreement),
         WT_TEST(test_versions_agree_across_headers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,10 +22,10 @@
 #include <warpred/grid_scratch.h>
 
 #ifndef WT_REPO_DIR
-#  error "build with -DWT_REPO_DIR=\"<repository root>\""
+#    error "build with -DWT_REPO_DIR=\"<repository root>\""
 #endif
 #ifndef WT_CUDA_INCLUDE
-#  error "build with -DWT_CUDA_INCLUDE=\"<toolkit include directory>\""
+#    error "build with -DWT_CUDA_INCLUDE=\"<toolkit include directory>\""
 #endif
 
 static const int wt_ptx_archs[] = {75, 80, 90, 100};
@@ -85,7 +85,8 @@ static const char *const wt_warp_src =
     "template <typename T> __device__ void all_ops(T *p) {\n"
     "    T v = p[threadIdx.x];\n"
     "    p[0] = warpred_warp_reduce(v, warpred_op_sum()) + warpred_warp_allreduce<4>(v, warpred_op_min());\n"
-    "    p[1] = warpred_warp_reduce_partial<8>(v, warpred_op_max(), 20) + warpred_warp_allreduce_partial(v, warpred_op_max_num(), 7);\n"
+    "    p[1] = warpred_warp_reduce_partial<8>(v, warpred_op_max(), 20) + warpred_warp_allreduce_partial(v, "
+    "warpred_op_max_num(), 7);\n"
     "    p[2] = warpred_warp_allreduce<16>(v, warpred_op_min_num());\n"
     "}\n"
     "template <typename T> __device__ void bit_ops(T *p) {\n"
@@ -98,14 +99,13 @@ static const char *const wt_warp_src =
     "    bit_ops(a); bit_ops(b); bit_ops(c); bit_ops(d);\n"
     "}\n";
 
-static const char *const wt_block_src =
-    "#include <warpred/block_reduce.cuh>\n"
-    "__global__ void k(int *a, double *b, unsigned long long *c) {\n"
-    "    a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_sum());\n"
-    "    b[0] = warpred_block_allreduce(b[threadIdx.x], warpred_op_max());\n"
-    "    c[0] = warpred_block_reduce(c[threadIdx.x], warpred_op_xor());\n"
-    "    a[1] = warpred_block_allreduce<128>(a[threadIdx.x], warpred_op_min());\n"
-    "}\n";
+static const char *const wt_block_src = "#include <warpred/block_reduce.cuh>\n"
+                                        "__global__ void k(int *a, double *b, unsigned long long *c) {\n"
+                                        "    a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_sum());\n"
+                                        "    b[0] = warpred_block_allreduce(b[threadIdx.x], warpred_op_max());\n"
+                                        "    c[0] = warpred_block_reduce(c[threadIdx.x], warpred_op_xor());\n"
+                                        "    a[1] = warpred_block_allreduce<128>(a[threadIdx.x], warpred_op_min());\n"
+                                        "}\n";
 
 static const char *const wt_aggregate_src =
     "#include <warpred/atomic_aggregate.cuh>\n"
@@ -142,7 +142,8 @@ static const char *const wt_grid_src =
 static const char *const wt_values_src =
     "#include <warpred/warpred.cuh>\n"
     "struct pt { float x, y, z; template <typename F> __device__ void warpred_members(F &f) { f(x); f(y); f(z); } };\n"
-    "__global__ void k(float2 *a, pt *b, long *c, unsigned long *d, warpred_extrema<float> *e, warpred_grid_scratch s) {\n"
+    "__global__ void k(float2 *a, pt *b, long *c, unsigned long *d, warpred_extrema<float> *e, warpred_grid_scratch s) "
+    "{\n"
     "    a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_max());\n"
     "    b[0] = warpred_warp_allreduce(b[threadIdx.x], warpred_op_sum());\n"
     "    c[0] = warpred_block_allreduce<64>(c[threadIdx.x], warpred_op_sum());\n"
@@ -158,18 +159,17 @@ static const char *const wt_umbrella_src =
     "#include <warpred/warpred.cuh>\n"
     "__global__ void k(float *a) { a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_min()); }\n";
 
-static const char *const wt_half_src =
-    "#include <cuda_fp16.h>\n"
-    "#include <cuda_bf16.h>\n"
-    "#include <warpred/warpred.cuh>\n"
-    "__global__ void k(__half *h, __nv_bfloat16 *b) {\n"
-    "    h[0] = warpred_block_reduce(h[threadIdx.x], warpred_op_sum());\n"
-    "    h[1] = warpred_warp_allreduce<8>(h[threadIdx.x], warpred_op_max());\n"
-    "    b[0] = warpred_block_allreduce(b[threadIdx.x], warpred_op_min_num());\n"
-    "    b[1] = warpred_warp_reduce_partial(b[threadIdx.x], warpred_op_sum(), 5);\n"
-    "    h[2] = warpred_atomic_fmaximum(h + 3, h[threadIdx.x]);\n"
-    "    b[2] = warpred_atomic_fminimum_num(b + 3, b[threadIdx.x]);\n"
-    "}\n";
+static const char *const wt_half_src = "#include <cuda_fp16.h>\n"
+                                       "#include <cuda_bf16.h>\n"
+                                       "#include <warpred/warpred.cuh>\n"
+                                       "__global__ void k(__half *h, __nv_bfloat16 *b) {\n"
+                                       "    h[0] = warpred_block_reduce(h[threadIdx.x], warpred_op_sum());\n"
+                                       "    h[1] = warpred_warp_allreduce<8>(h[threadIdx.x], warpred_op_max());\n"
+                                       "    b[0] = warpred_block_allreduce(b[threadIdx.x], warpred_op_min_num());\n"
+                                       "    b[1] = warpred_warp_reduce_partial(b[threadIdx.x], warpred_op_sum(), 5);\n"
+                                       "    h[2] = warpred_atomic_fmaximum(h + 3, h[threadIdx.x]);\n"
+                                       "    b[2] = warpred_atomic_fminimum_num(b + 3, b[threadIdx.x]);\n"
+                                       "}\n";
 
 /* The kernels the GPU tests run (extern "C": the driver finds them by these names). */
 static const char *const wt_run_warp_src =
@@ -187,7 +187,8 @@ static const char *const wt_run_warp_src =
 
 static const char *const wt_run_block_src =
     "#include <warpred/block_reduce.cuh>\n"
-    "extern \"C\" __global__ void wt_block(const int *xi, const double *xd, int *sum, double *maxes, int *valid_sum) {\n"
+    "extern \"C\" __global__ void wt_block(const int *xi, const double *xd, int *sum, double *maxes, int *valid_sum) "
+    "{\n"
     "    const int t = threadIdx.x;\n"
     "    const int s = warpred_block_reduce(xi[t], warpred_op_sum());\n"
     "    if (t == 0) sum[0] = s;\n"
@@ -289,21 +290,54 @@ static void test_nvrtc_every_header_alone(void **state)
         char src[512];
         snprintf(src, sizeof src,
                  "#include <warpred/%s>\n"
-                 "__global__ void wt_version(int *p) { *p = WARPRED_VERSION; }\n", names[h]);
+                 "__global__ void wt_version(int *p) { *p = WARPRED_VERSION; }\n",
+                 names[h]);
         wt_nvrtc_ptx_all_archs(names[h], src, 0);
         printf("[ INFO     ] %-24s compiles alone under NVRTC for compute_75, _80, _90, _100\n", names[h]);
         wt_host_free(names[h]);
     }
 }
 
-static void test_nvrtc_warp_reduce(void **state) { (void)state; wt_nvrtc_ptx_all_archs("warp_reduce", wt_warp_src, 0); }
-static void test_nvrtc_block_reduce(void **state) { (void)state; wt_nvrtc_ptx_all_archs("block_reduce", wt_block_src, 0); }
-static void test_nvrtc_atomic_aggregate(void **state) { (void)state; wt_nvrtc_ptx_all_archs("atomic_aggregate", wt_aggregate_src, 0); }
-static void test_nvrtc_atomic_minmax(void **state) { (void)state; wt_nvrtc_ptx_all_archs("atomic_minmax", wt_minmax_src, 0); }
-static void test_nvrtc_grid_reduce(void **state) { (void)state; wt_nvrtc_ptx_all_archs("grid_reduce", wt_grid_src, 0); }
-static void test_nvrtc_umbrella(void **state) { (void)state; wt_nvrtc_ptx_all_archs("warpred", wt_umbrella_src, 0); }
-static void test_nvrtc_values(void **state) { (void)state; wt_nvrtc_ptx_all_archs("values", wt_values_src, 0); }
-static void test_nvrtc_half_types(void **state) { (void)state; wt_nvrtc_ptx_all_archs("half_types", wt_half_src, 1); }
+static void test_nvrtc_warp_reduce(void **state)
+{
+    (void)state;
+    wt_nvrtc_ptx_all_archs("warp_reduce", wt_warp_src, 0);
+}
+static void test_nvrtc_block_reduce(void **state)
+{
+    (void)state;
+    wt_nvrtc_ptx_all_archs("block_reduce", wt_block_src, 0);
+}
+static void test_nvrtc_atomic_aggregate(void **state)
+{
+    (void)state;
+    wt_nvrtc_ptx_all_archs("atomic_aggregate", wt_aggregate_src, 0);
+}
+static void test_nvrtc_atomic_minmax(void **state)
+{
+    (void)state;
+    wt_nvrtc_ptx_all_archs("atomic_minmax", wt_minmax_src, 0);
+}
+static void test_nvrtc_grid_reduce(void **state)
+{
+    (void)state;
+    wt_nvrtc_ptx_all_archs("grid_reduce", wt_grid_src, 0);
+}
+static void test_nvrtc_umbrella(void **state)
+{
+    (void)state;
+    wt_nvrtc_ptx_all_archs("warpred", wt_umbrella_src, 0);
+}
+static void test_nvrtc_values(void **state)
+{
+    (void)state;
+    wt_nvrtc_ptx_all_archs("values", wt_values_src, 0);
+}
+static void test_nvrtc_half_types(void **state)
+{
+    (void)state;
+    wt_nvrtc_ptx_all_archs("half_types", wt_half_src, 1);
+}
 
 static void test_nvrtc_run_kernels_compile(void **state)
 {
@@ -348,14 +382,14 @@ static struct {
     int ready;
 } wt_cu;
 
-#define WT_CU(call)                                                                               \
-    do {                                                                                          \
-        CUresult wt_r_ = (call);                                                                  \
-        if (wt_r_ != CUDA_SUCCESS) {                                                              \
-            const char *wt_s_ = "unknown error";                                                  \
-            wt_cu.error_string(wt_r_, &wt_s_);                                                    \
-            fail_msg("%s:%d: %s -> %d (%s)", __FILE__, __LINE__, #call, (int)wt_r_, wt_s_);       \
-        }                                                                                         \
+#define WT_CU(call)                                                                         \
+    do {                                                                                    \
+        CUresult wt_r_ = (call);                                                            \
+        if (wt_r_ != CUDA_SUCCESS) {                                                        \
+            const char *wt_s_ = "unknown error";                                            \
+            wt_cu.error_string(wt_r_, &wt_s_);                                              \
+            fail_msg("%s:%d: %s -> %d (%s)", __FILE__, __LINE__, #call, (int)wt_r_, wt_s_); \
+        }                                                                                   \
     } while (0)
 
 static int wt_entry(const char *symbol, void **fn)
@@ -373,11 +407,11 @@ static int wt_nvrtc_group_setup(void **state)
 {
     wt_group_setup(state);
     if (!wt_has_gpu) return 0;
-    wt_cu.ready = wt_entry("cuModuleLoadData", (void **)&wt_cu.load)
-                  && wt_entry("cuModuleGetFunction", (void **)&wt_cu.get_function)
-                  && wt_entry("cuLaunchKernel", (void **)&wt_cu.launch)
-                  && wt_entry("cuModuleUnload", (void **)&wt_cu.unload)
-                  && wt_entry("cuGetErrorString", (void **)&wt_cu.error_string);
+    wt_cu.ready = wt_entry("cuModuleLoadData", (void **)&wt_cu.load) &&
+                  wt_entry("cuModuleGetFunction", (void **)&wt_cu.get_function) &&
+                  wt_entry("cuLaunchKernel", (void **)&wt_cu.launch) &&
+                  wt_entry("cuModuleUnload", (void **)&wt_cu.unload) &&
+                  wt_entry("cuGetErrorString", (void **)&wt_cu.error_string);
     return 0;
 }
 
@@ -427,7 +461,12 @@ static void wt_launch(CUfunction f, unsigned blocks, unsigned threads, void **ar
     WT_LAUNCHED();
 }
 
-static uint32_t wt_fbits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+static uint32_t wt_fbits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
 
 static void test_nvrtc_run_warp_reduce(void **state)
 {
@@ -440,9 +479,9 @@ static void test_nvrtc_run_warp_reduce(void **state)
         xi[t] = wt_rand_below(2001) - 1000;
         xf[t] = (float)(wt_rand_below(2001) - 1000) / 4.0f;
     }
-    xf[5] = NAN;                      /* segment 0 (lanes 0..7): max is the canonical NaN */
+    xf[5] = NAN; /* segment 0 (lanes 0..7): max is the canonical NaN */
     for (int t = 8; t < 16; t++) xf[t] = -1.0f - (float)t;
-    xf[9] = -0.0f;                    /* segment 1: -0 < +0, so the max is +0 */
+    xf[9] = -0.0f; /* segment 1: -0 < +0, so the max is +0 */
     xf[10] = 0.0f;
     int *d_xi = (int *)wt_dev_alloc(sizeof xi), *d_sums = (int *)wt_dev_alloc(W * sizeof(int));
     int *d_mins = (int *)wt_dev_alloc(W * sizeof(int));
@@ -558,7 +597,8 @@ static void test_nvrtc_run_atomic_aggregate(void **state)
         want_acc += x[t];
     }
     int *d_x = (int *)wt_dev_alloc(sizeof x), *d_acc = (int *)wt_dev_alloc(sizeof(int));
-    unsigned *d_counter = (unsigned *)wt_dev_alloc(sizeof(unsigned)), *d_slots = (unsigned *)wt_dev_alloc(N * sizeof(unsigned));
+    unsigned *d_counter = (unsigned *)wt_dev_alloc(sizeof(unsigned)),
+             *d_slots = (unsigned *)wt_dev_alloc(N * sizeof(unsigned));
     WT_CUDA(cudaMemset(d_counter, 0, sizeof(unsigned)));
     WT_CUDA(cudaMemset(d_acc, 0, sizeof(int)));
     wt_to_dev(d_x, x, sizeof x);
@@ -574,13 +614,24 @@ static void test_nvrtc_run_atomic_aggregate(void **state)
     unsigned char *seen = (unsigned char *)wt_host_alloc_zeroed(calls);
     for (int t = 0; t < N; t++) {
         if (x[t] % 3 == 0) continue;
-        if (slots[t] >= calls || seen[slots[t]]) fail_msg("thread %d: slot %u repeated or out of 0..%u", t, slots[t], calls - 1);
+        if (slots[t] >= calls || seen[slots[t]])
+            fail_msg("thread %d: slot %u repeated or out of 0..%u", t, slots[t], calls - 1);
         seen[slots[t]] = 1;
     }
 }
 
-static uint16_t wt_half_bits(__half h) { uint16_t b; memcpy(&b, &h, 2); return b; }
-static uint16_t wt_bf16_bits(__nv_bfloat16 h) { uint16_t b; memcpy(&b, &h, 2); return b; }
+static uint16_t wt_half_bits(__half h)
+{
+    uint16_t b;
+    memcpy(&b, &h, 2);
+    return b;
+}
+static uint16_t wt_bf16_bits(__nv_bfloat16 h)
+{
+    uint16_t b;
+    memcpy(&b, &h, 2);
+    return b;
+}
 
 static void test_nvrtc_run_atomic_minmax(void **state)
 {
@@ -621,10 +672,14 @@ static void test_nvrtc_run_atomic_minmax(void **state)
         const uint32_t want_fmax = with_nan ? 0x7fffffffu : wt_fbits(max);
         const uint16_t want_h = with_nan ? 0x7fffu : wt_half_bits(__float2half(max));
         const uint16_t want_b = with_nan ? 0xffffu : wt_bf16_bits(__float2bfloat16(min));
-        if (wt_fbits(got[0]) != want_fmax) fail_msg("nan=%d: float fmaximum bits %08x, expected %08x", with_nan, wt_fbits(got[0]), want_fmax);
-        if (wt_fbits(got[1]) != wt_fbits(min)) fail_msg("nan=%d: float fminimum_num bits %08x, expected %08x", with_nan, wt_fbits(got[1]), wt_fbits(min));
-        if (wt_half_bits(h) != want_h) fail_msg("nan=%d: __half fmaximum bits %04x, expected %04x", with_nan, wt_half_bits(h), want_h);
-        if (wt_bf16_bits(b) != want_b) fail_msg("nan=%d: bfloat16 fminimum bits %04x, expected %04x", with_nan, wt_bf16_bits(b), want_b);
+        if (wt_fbits(got[0]) != want_fmax)
+            fail_msg("nan=%d: float fmaximum bits %08x, expected %08x", with_nan, wt_fbits(got[0]), want_fmax);
+        if (wt_fbits(got[1]) != wt_fbits(min))
+            fail_msg("nan=%d: float fminimum_num bits %08x, expected %08x", with_nan, wt_fbits(got[1]), wt_fbits(min));
+        if (wt_half_bits(h) != want_h)
+            fail_msg("nan=%d: __half fmaximum bits %04x, expected %04x", with_nan, wt_half_bits(h), want_h);
+        if (wt_bf16_bits(b) != want_b)
+            fail_msg("nan=%d: bfloat16 fminimum bits %04x, expected %04x", with_nan, wt_bf16_bits(b), want_b);
         wt_dev_free(d_f);
         wt_dev_free(d_h);
         wt_dev_free(d_b);

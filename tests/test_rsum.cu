@@ -57,8 +57,14 @@
    per-type facts and the check against the exact sum
    ------------------------------------------------------------------------------------------ */
 
-static inline wt_exact_verdict check_sum(const wt_exact *a, float got, int mode) { return wt_exact_check_float(a, got, mode); }
-static inline wt_exact_verdict check_sum(const wt_exact *a, double got, int mode) { return wt_exact_check_double(a, got, mode); }
+static inline wt_exact_verdict check_sum(const wt_exact *a, float got, int mode)
+{
+    return wt_exact_check_float(a, got, mode);
+}
+static inline wt_exact_verdict check_sum(const wt_exact *a, double got, int mode)
+{
+    return wt_exact_check_double(a, got, mode);
+}
 static inline uint64_t ref_bits(const wt_exact *a, float) { return wt_exact_float_bits(a); }
 static inline uint64_t ref_bits(const wt_exact *a, double) { return wt_exact_double_bits(a); }
 
@@ -102,19 +108,12 @@ typedef struct {
 } hand_case;
 
 /* The cases whose values and sum are the same in float and double: zeros and the non-finite rules. */
-#define HAND_CASES_BOTH_TYPES                                                                      \
-    {"{-0}", 1, {-0.0}, 0, 1},                                                                     \
-    {"{-0, -0, -0, -0}", 4, {-0.0, -0.0, -0.0, -0.0}, 0, 1},                                       \
-    {"{+0, -0}", 2, {0.0, -0.0}, 0, 1},                                                            \
-    {"{1, -1}", 2, {1, -1}, 0, 1},                                                                 \
-    {"nothing", 0, {0}, 0, 1},                                                                     \
-    {"{+inf, 1}", 2, {INFINITY, 1}, INFINITY, 1},                                                  \
-    {"{-inf, 1}", 2, {-INFINITY, 1}, -INFINITY, 1},                                                \
-    {"{+inf, +inf}", 2, {INFINITY, INFINITY}, INFINITY, 1},                                        \
-    {"{+inf, -inf}", 2, {INFINITY, -INFINITY}, NAN, 1},                                            \
-    {"{NaN}", 1, {NAN}, NAN, 1},                                                                   \
-    {"{-NaN, 1}", 2, {-NAN, 1}, NAN, 1},                                                           \
-    {"{+inf, NaN}", 2, {INFINITY, NAN}, NAN, 1},
+#define HAND_CASES_BOTH_TYPES                                                                                       \
+    {"{-0}", 1, {-0.0}, 0, 1}, {"{-0, -0, -0, -0}", 4, {-0.0, -0.0, -0.0, -0.0}, 0, 1},                             \
+        {"{+0, -0}", 2, {0.0, -0.0}, 0, 1}, {"{1, -1}", 2, {1, -1}, 0, 1}, {"nothing", 0, {0}, 0, 1},               \
+        {"{+inf, 1}", 2, {INFINITY, 1}, INFINITY, 1}, {"{-inf, 1}", 2, {-INFINITY, 1}, -INFINITY, 1},               \
+        {"{+inf, +inf}", 2, {INFINITY, INFINITY}, INFINITY, 1}, {"{+inf, -inf}", 2, {INFINITY, -INFINITY}, NAN, 1}, \
+        {"{NaN}", 1, {NAN}, NAN, 1}, {"{-NaN, 1}", 2, {-NAN, 1}, NAN, 1}, {"{+inf, NaN}", 2, {INFINITY, NAN}, NAN, 1},
 
 static const hand_case float_cases[] = {
     {"{1e20, 1, -1e20} (the contract's example)", 3, {1e20f, 1, -1e20f}, 1, 0},
@@ -134,8 +133,7 @@ static const hand_case float_cases[] = {
     {"largest subnormal + 2^-149 = FLT_MIN", 2, {0x1.fffffcp-127, 0x1p-149}, 0x1p-126, 1},
     {"2^-149 - 2^-149", 2, {0x1p-149, -0x1p-149}, 0, 1},
     {"FLT_MAX + 2^-149 - FLT_MAX", 3, {FLT_MAX, 0x1p-149, -FLT_MAX}, 0x1p-149, 0},
-    HAND_CASES_BOTH_TYPES
-    {"{FLT_MAX, FLT_MAX, -inf}", 3, {FLT_MAX, FLT_MAX, -INFINITY}, -INFINITY, 1},
+    HAND_CASES_BOTH_TYPES{"{FLT_MAX, FLT_MAX, -inf}", 3, {FLT_MAX, FLT_MAX, -INFINITY}, -INFINITY, 1},
 };
 
 static const hand_case double_cases[] = {
@@ -157,11 +155,13 @@ static const hand_case double_cases[] = {
     {"largest subnormal + 2^-1074 = DBL_MIN", 2, {0x0.fffffffffffffp-1022, 0x1p-1074}, 0x1p-1022, 1},
     {"2^-1074 - 2^-1074", 2, {0x1p-1074, -0x1p-1074}, 0, 1},
     {"DBL_MAX + 2^-1074 - DBL_MAX", 3, {DBL_MAX, 0x1p-1074, -DBL_MAX}, 0x1p-1074, 0},
-    HAND_CASES_BOTH_TYPES
-    {"{DBL_MAX, DBL_MAX, -inf}", 3, {DBL_MAX, DBL_MAX, -INFINITY}, -INFINITY, 1},
+    HAND_CASES_BOTH_TYPES{"{DBL_MAX, DBL_MAX, -inf}", 3, {DBL_MAX, DBL_MAX, -INFINITY}, -INFINITY, 1},
 };
 
-enum { N_FLOAT_CASES = sizeof float_cases / sizeof float_cases[0], N_DOUBLE_CASES = sizeof double_cases / sizeof double_cases[0] };
+enum {
+    N_FLOAT_CASES = sizeof float_cases / sizeof float_cases[0],
+    N_DOUBLE_CASES = sizeof double_cases / sizeof double_cases[0]
+};
 
 /* The expected bits of a hand case's sum in F. */
 template <typename F> static uint64_t hand_want_bits(const hand_case *c)
@@ -198,7 +198,8 @@ template <typename F> static void check_hand_cases_host(const hand_case *cases, 
             wt_exact b;
             wt_exact_clear(&b);
             for (int i = 0; i < c->n; i++) wt_exact_add(&b, (double)x[(i + r) % c->n]);
-            if (ref_bits(&b, (F)0) != want) fail_msg("reference, %s %s, rotated by %d: bits differ", fname<F>(), c->name, r);
+            if (ref_bits(&b, (F)0) != want)
+                fail_msg("reference, %s %s, rotated by %d: bits differ", fname<F>(), c->name, r);
         }
     }
 }
@@ -237,7 +238,8 @@ static void test_exact_specials(void **state)
         wt_exact_add(&a, (double)from_bits_f(fnans[i]));
         assert_true(wt_exact_float_bits(&a) == 0x7fffffffu);
     }
-    const uint64_t dnans[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull, 0xffffffffffffffffull};
+    const uint64_t dnans[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+                              0xffffffffffffffffull};
     for (int i = 0; i < 4; i++) {
         wt_exact_clear(&a);
         wt_exact_add(&a, from_bits_d(dnans[i]));
@@ -314,7 +316,8 @@ static void test_exact_random_vs_int128(void **state)
             if (isfinite(want_f) && (fabsf(want_f) >= 0x1p-126f || total == 0)) {
                 compared_f++;
                 if (wt_exact_float(&a) != want_f)
-                    fail_msg("n %d, scale 2^%d: float reference %a, int128 %a", n, s, (double)wt_exact_float(&a), (double)want_f);
+                    fail_msg("n %d, scale 2^%d: float reference %a, int128 %a", n, s, (double)wt_exact_float(&a),
+                             (double)want_f);
             }
         }
     }
@@ -451,16 +454,30 @@ enum {
     K_NAN_INF,     /* NaN with +inf, -inf and MAX */
     K_COUNT
 };
-static const char *const k_name[K_COUNT] = {
-    "uniform [0,1)", "normal", "wide range 1e-30..1e30", "integers", "cancelling pairs (near)", "cancelling pairs (far)",
-    "zeros", "only -0", "subnormals", "MAX mix that fits", "MAX mix -> +inf", "MAX mix -> -inf", "NaN anywhere",
-    "+inf", "-inf", "+inf and -inf", "NaN with infs"};
+static const char *const k_name[K_COUNT] = {"uniform [0,1)",
+                                            "normal",
+                                            "wide range 1e-30..1e30",
+                                            "integers",
+                                            "cancelling pairs (near)",
+                                            "cancelling pairs (far)",
+                                            "zeros",
+                                            "only -0",
+                                            "subnormals",
+                                            "MAX mix that fits",
+                                            "MAX mix -> +inf",
+                                            "MAX mix -> -inf",
+                                            "NaN anywhere",
+                                            "+inf",
+                                            "-inf",
+                                            "+inf and -inf",
+                                            "NaN with infs"};
 
 /* How strictly data set kind's sum is held to the exact one: its values lie within the exact
    window, or not. */
 static int k_exact(int kind)
 {
-    return kind == K_UNIFORM || kind == K_NORMAL || kind == K_WIDE || kind == K_CANCEL_FAR ? WT_EXACT_BOUND : WT_EXACT_WINDOW;
+    return kind == K_UNIFORM || kind == K_NORMAL || kind == K_WIDE || kind == K_CANCEL_FAR ? WT_EXACT_BOUND
+                                                                                           : WT_EXACT_WINDOW;
 }
 
 static size_t rand_below_z(size_t n) { return (size_t)(wt_rand64() % (uint64_t)n); }
@@ -518,7 +535,8 @@ template <typename F> static void fill(F *x, size_t n, int kind)
         for (; i + 1 < 2 * pairs; i += 2) {
             F v;
             if (kind == K_CANCEL_FAR) v = (F)(1e20 * (1 + wt_rand_unit()));
-            else v = (F)ldexp((double)(wt_rand64() >> 44), dbl ? 28 : 10); /* < 2^48 / 2^30, trailing zeros */
+            else
+                v = (F)ldexp((double)(wt_rand64() >> 44), dbl ? 28 : 10); /* < 2^48 / 2^30, trailing zeros */
             x[i] = v;
             x[i + 1] = -v;
         }
@@ -646,7 +664,8 @@ static void upload_assignment(size_t n, int threads, int active, int how, int co
 {
     int *idx = (int *)wt_host_alloc((size_t)copies * n * sizeof(int) + sizeof(int));
     int *offs = (int *)wt_host_alloc(((size_t)copies * threads + 1) * sizeof(int));
-    for (int c = 0; c < copies; c++) assign(idx + (size_t)c * n, offs + (size_t)c * threads, n, threads, active, how, (int)(c * n));
+    for (int c = 0; c < copies; c++)
+        assign(idx + (size_t)c * n, offs + (size_t)c * threads, n, threads, active, how, (int)(c * n));
     *d_idx = (int *)wt_dev_alloc((size_t)copies * n * sizeof(int) + sizeof(int));
     *d_offs = (int *)wt_dev_alloc(((size_t)copies * threads + 1) * sizeof(int));
     wt_to_dev(*d_idx, idx, (size_t)copies * n * sizeof(int));
@@ -666,13 +685,14 @@ template <typename F> __device__ void add_list(warpred_rsum<F> &acc, const F *x,
     for (int j = begin; j < end; j++) {
         const F v = x[idx[j]];
         if (j & 1) acc = warpred_op_rsum()(acc, warpred_make_rsum(v));
-        else warpred_rsum_add(acc, v);
+        else
+            warpred_rsum_add(acc, v);
     }
 }
 
 template <typename F> __device__ warpred_rsum<F> list_sum(const F *x, const int *idx, const int *offs, int t)
 {
-    warpred_rsum<F> acc = warpred_op_rsum::identity<warpred_rsum<F> >();
+    warpred_rsum<F> acc = warpred_op_rsum::identity<warpred_rsum<F>>();
     add_list(acc, x, idx, offs[t], offs[t + 1]);
     return acc;
 }
@@ -683,7 +703,7 @@ template <typename F> __global__ void k_single(const F *x, int n, F *out)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    warpred_rsum<F> a = warpred_op_rsum::identity<warpred_rsum<F> >();
+    warpred_rsum<F> a = warpred_op_rsum::identity<warpred_rsum<F>>();
     warpred_rsum_add(a, x[i]);
     out[4 * i] = warpred_rsum_value(warpred_make_rsum(x[i]));
     out[4 * i + 1] = warpred_rsum_value(a);
@@ -696,10 +716,10 @@ template <typename F> __global__ void k_single(const F *x, int n, F *out)
 template <typename F> __global__ void k_empty(F v, F *out)
 {
     typedef warpred_rsum<F> A;
-    out[0] = warpred_rsum_value(warpred_op_rsum::identity<warpred_rsum<F> >());
+    out[0] = warpred_rsum_value(warpred_op_rsum::identity<warpred_rsum<F>>());
     out[1] = warpred_rsum_value(warpred_op_rsum::identity<A>());
     out[2] = warpred_rsum_value(warpred_op_rsum()(warpred_op_rsum::identity<A>(), warpred_make_rsum(v)));
-    out[3] = warpred_rsum_value(warpred_op_rsum()(warpred_make_rsum(v), warpred_op_rsum::identity<warpred_rsum<F> >()));
+    out[3] = warpred_rsum_value(warpred_op_rsum()(warpred_make_rsum(v), warpred_op_rsum::identity<warpred_rsum<F>>()));
 }
 
 /* Hand case c (a block of 32 threads each): lane l < count holds value l, the others the
@@ -710,10 +730,11 @@ template <typename F> __global__ void k_cases(const F *vals, const int *first, c
     typedef warpred_rsum<F> A;
     const int c = blockIdx.x, lane = threadIdx.x, k = count[c];
     const F *v = vals + first[c];
-    const A r = warpred_warp_allreduce(lane < k ? warpred_make_rsum(v[lane]) : warpred_op_rsum::identity<A>(), warpred_op_rsum());
+    const A r = warpred_warp_allreduce(lane < k ? warpred_make_rsum(v[lane]) : warpred_op_rsum::identity<A>(),
+                                       warpred_op_rsum());
     if (lane != 0) return;
     out[3 * c] = warpred_rsum_value(r);
-    A s = warpred_op_rsum::identity<warpred_rsum<F> >(), t = warpred_op_rsum::identity<warpred_rsum<F> >();
+    A s = warpred_op_rsum::identity<warpred_rsum<F>>(), t = warpred_op_rsum::identity<warpred_rsum<F>>();
     for (int j = 0; j < k; j++) warpred_rsum_add(s, v[j]);
     for (int j = k - 1; j >= 0; j--) t = warpred_op_rsum()(warpred_make_rsum(v[j]), t);
     out[3 * c + 1] = warpred_rsum_value(s);
@@ -741,7 +762,8 @@ template <typename F> __global__ void k_warp(const F *x, const int *idx, const i
         if (lane % 8 == 0) seg[lane / 8] = s;
         __syncwarp();
         if (lane == 0)
-            out[32] = warpred_rsum_value(warpred_op_rsum()(warpred_op_rsum()(seg[3], seg[0]), warpred_op_rsum()(seg[2], seg[1])));
+            out[32] = warpred_rsum_value(
+                warpred_op_rsum()(warpred_op_rsum()(seg[3], seg[0]), warpred_op_rsum()(seg[2], seg[1])));
     } else if (lane < mode) {
         const A r = warpred_warp_reduce_partial(acc, warpred_op_rsum(), mode);
         const A s = warpred_warp_allreduce_partial(acc, warpred_op_rsum(), mode);
@@ -753,31 +775,35 @@ template <typename F> __global__ void k_warp(const F *x, const int *idx, const i
 /* Block b, thread tid: its list; threads past valid (valid > 0) add a value that must not count.
    red[b] = value of the block reduce (thread 0), all[g] = value of the allreduce. BT > 0: the
    compile-time forms. */
-template <int BT, typename F> __global__ void k_block(const F *x, const int *idx, const int *offs, int valid, F *red, F *all)
+template <int BT, typename F>
+__global__ void k_block(const F *x, const int *idx, const int *offs, int valid, F *red, F *all)
 {
     typedef warpred_rsum<F> A;
     const int nt = blockDim.x * blockDim.y * blockDim.z, tid = wt_block_tid(), g = blockIdx.x * nt + tid;
     A acc = list_sum(x, idx, offs, g);
     if (valid > 0 && tid >= valid) warpred_rsum_add(acc, (F)12345.5);
-    A r = warpred_op_rsum::identity<warpred_rsum<F> >(), s = r;
+    A r = warpred_op_rsum::identity<warpred_rsum<F>>(), s = r;
     if constexpr (BT > 0) wt_block_calls_static<BT>(acc, warpred_op_rsum(), valid, tid, &r, &s);
-    else wt_block_calls(acc, warpred_op_rsum(), valid, tid, &r, &s);
+    else
+        wt_block_calls(acc, warpred_op_rsum(), valid, tid, &r, &s);
     if (tid == 0) red[blockIdx.x] = warpred_rsum_value(r);
     all[g] = warpred_rsum_value(s);
 }
 
 /* Grid level over lists (thread g of the grid adds list g) or a stride loop. */
 template <int BT, typename F>
-__global__ void k_grid_lists(const F *x, const int *idx, const int *offs, warpred_grid_scratch scratch, warpred_rsum<F> *out)
+__global__ void k_grid_lists(const F *x, const int *idx, const int *offs, warpred_grid_scratch scratch,
+                             warpred_rsum<F> *out)
 {
     const int nt = blockDim.x * blockDim.y * blockDim.z, g = blockIdx.x * nt + wt_block_tid();
     (void)warpred_grid_reduce<BT>(list_sum(x, idx, offs, g), warpred_op_rsum(), scratch, out);
 }
 
-template <typename F> __global__ void k_grid_stride(const F *x, size_t n, warpred_grid_scratch scratch, warpred_rsum<F> *out)
+template <typename F>
+__global__ void k_grid_stride(const F *x, size_t n, warpred_grid_scratch scratch, warpred_rsum<F> *out)
 {
     const size_t nt = (size_t)blockDim.x * blockDim.y * blockDim.z, stride = nt * gridDim.x;
-    warpred_rsum<F> acc = warpred_op_rsum::identity<warpred_rsum<F> >();
+    warpred_rsum<F> acc = warpred_op_rsum::identity<warpred_rsum<F>>();
     for (size_t i = blockIdx.x * nt + wt_block_tid(); i < n; i += stride) warpred_rsum_add(acc, x[i]);
     (void)warpred_grid_reduce(acc, warpred_op_rsum(), scratch, out);
 }
@@ -812,13 +838,14 @@ template <typename F> static void expect_identical(const results *rs, const char
     for (int i = 1; i < rs->count; i++)
         if (rs->bits[i] != rs->bits[0])
             fail_msg("%s %s: NOT REPRODUCIBLE: %s gave %.17g (bits %llx), %s gave %.17g (bits %llx)", fname<F>(), what,
-                     rs->name[0], (double)wt_type<F>::from_bits(rs->bits[0]), (unsigned long long)rs->bits[0], rs->name[i],
-                     (double)wt_type<F>::from_bits(rs->bits[i]), (unsigned long long)rs->bits[i]);
+                     rs->name[0], (double)wt_type<F>::from_bits(rs->bits[0]), (unsigned long long)rs->bits[0],
+                     rs->name[i], (double)wt_type<F>::from_bits(rs->bits[i]), (unsigned long long)rs->bits[i]);
 }
 
 /* Every configuration gave the same bits, and they pass the contract against the exact sum of
    x[0..n) in mode; a receives that exact sum. */
-template <typename F> static void expect_reproduced_sum(const results *rs, const F *x, size_t n, int mode, const char *what, wt_exact *a)
+template <typename F>
+static void expect_reproduced_sum(const results *rs, const F *x, size_t n, int mode, const char *what, wt_exact *a)
 {
     expect_identical<F>(rs, what);
     exact_of(a, x, n);
@@ -841,10 +868,11 @@ template <typename F> static uint64_t run_warp(const F *d_x, size_t n, int mode,
     const int lanes_written = mode == SEG8 ? 0 : callers;
     for (int l = 0; l < 32; l++) {
         if (l >= lanes_written) {
-            if (!wt_is_poison(out[l])) fail_msg("%s warp mode %d: lane %d wrote but should not have", fname<F>(), mode, l);
+            if (!wt_is_poison(out[l]))
+                fail_msg("%s warp mode %d: lane %d wrote but should not have", fname<F>(), mode, l);
         } else if (W::bits(out[l]) != W::bits(out[32])) {
-            fail_msg("%s warp mode %d (%s), n %zu: allreduce lane %d bits %llx, reduce bits %llx", fname<F>(), mode, a_name[how], n,
-                     l, (unsigned long long)W::bits(out[l]), (unsigned long long)W::bits(out[32]));
+            fail_msg("%s warp mode %d (%s), n %zu: allreduce lane %d bits %llx, reduce bits %llx", fname<F>(), mode,
+                     a_name[how], n, l, (unsigned long long)W::bits(out[l]), (unsigned long long)W::bits(out[32]));
         }
     }
     if (wt_is_poison(out[32])) fail_msg("%s warp mode %d: no result", fname<F>(), mode);
@@ -866,16 +894,18 @@ template <int BT, typename F> static uint64_t run_block(const F *d_x, size_t n, 
     F *all = (F *)wt_host_alloc((size_t)BLOCKS * nt * sizeof(F));
     wt_to_host(red, d_red, sizeof red);
     wt_to_host(all, d_all, (size_t)BLOCKS * nt * sizeof(F));
-    if (wt_is_poison(red[0])) fail_msg("%s block (%u,%u,%u): thread 0 of block 0 wrote no result", fname<F>(), shape.x, shape.y, shape.z);
+    if (wt_is_poison(red[0]))
+        fail_msg("%s block (%u,%u,%u): thread 0 of block 0 wrote no result", fname<F>(), shape.x, shape.y, shape.z);
     for (int b = 0; b < BLOCKS; b++) {
         if (W::bits(red[b]) != W::bits(red[0]))
-            fail_msg("%s block (%u,%u,%u)%s valid %d, %s: block %d reduce bits %llx, block 0 %llx (same values, other assignment)",
+            fail_msg("%s block (%u,%u,%u)%s valid %d, %s: block %d reduce bits %llx, block 0 %llx (same values, other "
+                     "assignment)",
                      fname<F>(), shape.x, shape.y, shape.z, BT ? " static" : "", valid, a_name[how], b,
                      (unsigned long long)W::bits(red[b]), (unsigned long long)W::bits(red[0]));
         for (int t = 0; t < nt; t++)
             if (W::bits(all[(size_t)b * nt + t]) != W::bits(red[0]))
-                fail_msg("%s block (%u,%u,%u)%s valid %d, %s: block %d thread %d allreduce bits %llx, reduce %llx", fname<F>(), shape.x,
-                         shape.y, shape.z, BT ? " static" : "", valid, a_name[how], b, t,
+                fail_msg("%s block (%u,%u,%u)%s valid %d, %s: block %d thread %d allreduce bits %llx, reduce %llx",
+                         fname<F>(), shape.x, shape.y, shape.z, BT ? " static" : "", valid, a_name[how], b, t,
                          (unsigned long long)W::bits(all[(size_t)b * nt + t]), (unsigned long long)W::bits(red[0]));
     }
     wt_host_free(all);
@@ -912,14 +942,15 @@ template <int BT, typename F> static uint64_t run_grid(const F *d_x, size_t n, i
     for (int rep = 0; rep < 2; rep++) {
         wt_poison(d_acc, sizeof(A));
         if (how >= 0) k_grid_lists<BT, F><<<blocks, shape>>>(d_x, d_idx, d_offs, *scratch, d_acc);
-        else k_grid_stride<F><<<blocks, shape>>>(d_x, n, *scratch, d_acc);
+        else
+            k_grid_stride<F><<<blocks, shape>>>(d_x, n, *scratch, d_acc);
         WT_LAUNCHED();
         wt_grid_scratch_ok(scratch, "rsum grid");
         const uint64_t bits = finish(d_acc);
         if (rep == 0) first = bits;
         else if (bits != first)
-            fail_msg("%s grid %d x (%u,%u,%u): second run bits %llx, first %llx", fname<F>(), blocks, shape.x, shape.y, shape.z,
-                     (unsigned long long)bits, (unsigned long long)first);
+            fail_msg("%s grid %d x (%u,%u,%u): second run bits %llx, first %llx", fname<F>(), blocks, shape.x, shape.y,
+                     shape.z, (unsigned long long)bits, (unsigned long long)first);
     }
     if (how >= 0) {
         wt_dev_free(d_idx);
@@ -941,14 +972,17 @@ template <typename F> static uint64_t run_device(const warpred_device_plan *plan
     if (acc_out) {
         A *d_acc = (A *)wt_dev_alloc(sizeof(A));
         err = warpred_device_reduce(plan, d_in, n, d_acc, warpred_op_rsum(), 0, &why);
-        if (err != cudaSuccess) fail_msg("warpred_device_reduce(%s, n %zu, into an accumulator): %s (%s)", fname<F>(), n, cudaGetErrorString(err), why);
+        if (err != cudaSuccess)
+            fail_msg("warpred_device_reduce(%s, n %zu, into an accumulator): %s (%s)", fname<F>(), n,
+                     cudaGetErrorString(err), why);
         WT_LAUNCHED();
         bits = finish(d_acc);
         wt_dev_free(d_acc);
     } else {
         F *d_out = (F *)wt_dev_alloc(sizeof(F)), v;
         err = warpred_device_reduce(plan, d_in, n, d_out, warpred_op_rsum(), 0, &why);
-        if (err != cudaSuccess) fail_msg("warpred_device_reduce(%s, n %zu): %s (%s)", fname<F>(), n, cudaGetErrorString(err), why);
+        if (err != cudaSuccess)
+            fail_msg("warpred_device_reduce(%s, n %zu): %s (%s)", fname<F>(), n, cudaGetErrorString(err), why);
         WT_LAUNCHED();
         wt_to_host(&v, d_out, sizeof v);
         wt_dev_free(d_out);
@@ -961,7 +995,8 @@ template <typename F> static uint64_t run_device(const warpred_device_plan *plan
 /* The device-level configurations over x (host) and d_x (its aligned device copy): offsets 0..3
    (the values copied to d_buf + offset, everything around them poison), a shuffled copy, into
    an accumulator; and a grid-stride kernel on the shuffled copy. */
-template <typename F> static void device_configs(results *rs, const warpred_device_plan *plan, const F *x, const F *d_x, size_t n)
+template <typename F>
+static void device_configs(results *rs, const warpred_device_plan *plan, const F *x, const F *d_x, size_t n)
 {
     F *d_buf = (F *)wt_dev_alloc((n + 4) * sizeof(F));
     for (int off = 0; off < 4; off++) {
@@ -1014,9 +1049,11 @@ template <typename F> static void run_single(void)
         pair_same = one;
         wt_exact_add(&pair_same, (double)x[i]);
         char what[160];
-        snprintf(what, sizeof what, "one value %.9g (bits %llx) via warpred_make_rsum", (double)x[i], (unsigned long long)W::bits(x[i]));
+        snprintf(what, sizeof what, "one value %.9g (bits %llx) via warpred_make_rsum", (double)x[i],
+                 (unsigned long long)W::bits(x[i]));
         expect_sum(&one, out[4 * i], WT_EXACT_WINDOW, what);
-        snprintf(what, sizeof what, "one value %.9g (bits %llx) via warpred_rsum_add", (double)x[i], (unsigned long long)W::bits(x[i]));
+        snprintf(what, sizeof what, "one value %.9g (bits %llx) via warpred_rsum_add", (double)x[i],
+                 (unsigned long long)W::bits(x[i]));
         expect_sum(&one, out[4 * i + 1], WT_EXACT_WINDOW, what);
         snprintf(what, sizeof what, "{x, -x}, x = %.9g (bits %llx)", (double)x[i], (unsigned long long)W::bits(x[i]));
         expect_sum(&pair_neg, out[4 * i + 2], WT_EXACT_WINDOW, what);
@@ -1032,7 +1069,8 @@ template <typename F> static void run_single(void)
     if (W::bits(e[0]) != 0 || W::bits(e[1]) != 0)
         fail_msg("%s: value of the empty accumulator bits %llx, of the identity %llx; expected +0", fname<F>(),
                  (unsigned long long)W::bits(e[0]), (unsigned long long)W::bits(e[1]));
-    if (e[2] != (F)-2.5 || e[3] != (F)-2.5) fail_msg("%s: identity + {-2.5} gave %g and %g", fname<F>(), (double)e[2], (double)e[3]);
+    if (e[2] != (F)-2.5 || e[3] != (F)-2.5)
+        fail_msg("%s: identity + {-2.5} gave %g and %g", fname<F>(), (double)e[2], (double)e[3]);
     wt_dev_free(d_e);
     wt_dev_free(d_x);
     wt_dev_free(d_out);
@@ -1049,15 +1087,19 @@ static void test_single_values(void **state)
 
 template <typename F> static void run_hand_cases(const hand_case *cases, int count)
 {
-    F *vals = (F *)wt_host_alloc(4 * (size_t)count * sizeof(F)), *out = (F *)wt_host_alloc(3 * (size_t)count * sizeof(F));
-    int *first = (int *)wt_host_alloc((size_t)count * sizeof(int)), *cnt = (int *)wt_host_alloc((size_t)count * sizeof(int));
+    F *vals = (F *)wt_host_alloc(4 * (size_t)count * sizeof(F)),
+      *out = (F *)wt_host_alloc(3 * (size_t)count * sizeof(F));
+    int *first = (int *)wt_host_alloc((size_t)count * sizeof(int)),
+        *cnt = (int *)wt_host_alloc((size_t)count * sizeof(int));
     for (int c = 0; c < count; c++) {
         first[c] = 4 * c;
         cnt[c] = cases[c].n;
         hand_values(&cases[c], vals + 4 * c);
     }
-    F *d_vals = (F *)wt_dev_alloc(4 * (size_t)count * sizeof(F)), *d_out = (F *)wt_dev_alloc(3 * (size_t)count * sizeof(F));
-    int *d_first = (int *)wt_dev_alloc((size_t)count * sizeof(int)), *d_cnt = (int *)wt_dev_alloc((size_t)count * sizeof(int));
+    F *d_vals = (F *)wt_dev_alloc(4 * (size_t)count * sizeof(F)),
+      *d_out = (F *)wt_dev_alloc(3 * (size_t)count * sizeof(F));
+    int *d_first = (int *)wt_dev_alloc((size_t)count * sizeof(int)),
+        *d_cnt = (int *)wt_dev_alloc((size_t)count * sizeof(int));
     wt_to_dev(d_vals, vals, 4 * (size_t)count * sizeof(F));
     wt_to_dev(d_first, first, (size_t)count * sizeof(int));
     wt_to_dev(d_cnt, cnt, (size_t)count * sizeof(int));
@@ -1074,11 +1116,14 @@ template <typename F> static void run_hand_cases(const hand_case *cases, int cou
             expect_sum(&a, out[3 * c + k], cases[c].device_mode, what);
             if (wt_type<F>::bits(out[3 * c + k]) != wt_type<F>::bits(out[3 * c]))
                 fail_msg("%s %s: %s gave bits %llx, warp allreduce %llx", fname<F>(), cases[c].name, how[k],
-                         (unsigned long long)wt_type<F>::bits(out[3 * c + k]), (unsigned long long)wt_type<F>::bits(out[3 * c]));
+                         (unsigned long long)wt_type<F>::bits(out[3 * c + k]),
+                         (unsigned long long)wt_type<F>::bits(out[3 * c]));
         }
         if (wt_type<F>::bits(out[3 * c]) != hand_want_bits<F>(&cases[c]))
-            printf("[ INFO     ] %s %s: %.17g, correctly rounded %.17g (%s)\n", fname<F>(), cases[c].name, (double)out[3 * c], cases[c].want,
-                   cases[c].device_mode == WT_EXACT_WINDOW ? "within 1 ulp" : "outside the exact window; within the bound");
+            printf("[ INFO     ] %s %s: %.17g, correctly rounded %.17g (%s)\n", fname<F>(), cases[c].name,
+                   (double)out[3 * c], cases[c].want,
+                   cases[c].device_mode == WT_EXACT_WINDOW ? "within 1 ulp"
+                                                           : "outside the exact window; within the bound");
     }
     wt_dev_free(d_vals);
     wt_dev_free(d_out);
@@ -1114,7 +1159,8 @@ template <typename F> static F *make_data(size_t n, size_t room, int kind, F **d
    check: every configuration gave the same bits, and they pass the contract against the exact sum
    (an empty sum: +0). */
 template <typename F, typename Configs>
-static void run_level(const char *level, const size_t *sizes, size_t nsizes, const int *kinds, size_t nkinds, size_t spare, Configs configs)
+static void run_level(const char *level, const size_t *sizes, size_t nsizes, const int *kinds, size_t nkinds,
+                      size_t spare, Configs configs)
 {
     for (size_t s = 0; s < nsizes; s++)
         for (size_t k = 0; k < nkinds; k++) {
@@ -1129,7 +1175,8 @@ static void run_level(const char *level, const size_t *sizes, size_t nsizes, con
             snprintf(what, sizeof what, "%s level, %s, n %zu", level, n ? k_name[kinds[k]] : "nothing", n);
             wt_exact a;
             expect_reproduced_sum(&rs, x, n, k_exact(kinds[k]), what, &a);
-            if (n == 0 && rs.bits[0] != 0) fail_msg("%s %s: bits %llx, expected +0", fname<F>(), what, (unsigned long long)rs.bits[0]);
+            if (n == 0 && rs.bits[0] != 0)
+                fail_msg("%s %s: bits %llx, expected +0", fname<F>(), what, (unsigned long long)rs.bits[0]);
             wt_dev_free(d_x);
             wt_host_free(x);
         }
@@ -1139,15 +1186,18 @@ static void run_level(const char *level, const size_t *sizes, size_t nsizes, con
 template <typename F> static void run_warp_level(void)
 {
     const size_t sizes[] = {5, 33, 1000, 1, 32, 100};
-    const int kinds[] = {K_UNIFORM, K_WIDE, K_INTEGERS, K_CANCEL_FAR, K_NEG_ZEROS, K_SUBNORMAL, K_MAX_FITS, K_NAN, K_BOTH_INF};
+    const int kinds[] = {K_UNIFORM,   K_WIDE,     K_INTEGERS, K_CANCEL_FAR, K_NEG_ZEROS,
+                         K_SUBNORMAL, K_MAX_FITS, K_NAN,      K_BOTH_INF};
     const int modes[] = {WT_FULL, SEG8, 1, 2, 17, 31, 32};
     const int quick = wt_quick(); /* under the sanitizer: fewer sizes, data sets and assignments */
-    const size_t nsizes = quick ? 2 : sizeof sizes / sizeof sizes[0], nkinds = quick ? 5 : sizeof kinds / sizeof kinds[0];
-    run_level<F>("warp", sizes, nsizes, kinds, nkinds, 0, [&](results *rs, const F *, const F *d_x, size_t n, size_t, size_t) {
-        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
-            for (int how = 0; how < A_COUNT; how += quick ? 3 : 1)
-                note(rs, run_warp(d_x, n, modes[m], how), "warp mode %d, %s", modes[m], a_name[how]);
-    });
+    const size_t nsizes = quick ? 2 : sizeof sizes / sizeof sizes[0],
+                 nkinds = quick ? 5 : sizeof kinds / sizeof kinds[0];
+    run_level<F>("warp", sizes, nsizes, kinds, nkinds, 0,
+                 [&](results *rs, const F *, const F *d_x, size_t n, size_t, size_t) {
+                     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+                         for (int how = 0; how < A_COUNT; how += quick ? 3 : 1)
+                             note(rs, run_warp(d_x, n, modes[m], how), "warp mode %d, %s", modes[m], a_name[how]);
+                 });
 }
 
 static void test_warp_level(void **state)
@@ -1162,22 +1212,27 @@ template <typename F> static void run_block_level(void)
 {
     const size_t sizes[] = {77, 5003, 1, 1000};
     const int kinds[] = {K_NORMAL, K_INTEGERS, K_CANCEL_NEAR, K_ZEROS, K_MAX_POS, K_NEG_INF};
-    const dim3 shapes[] = {dim3(32), dim3(64), dim3(96), dim3(128), dim3(256), dim3(1000), dim3(1024), dim3(16, 8), dim3(10, 10, 10), dim3(7, 5, 3)};
-    const size_t nsizes = wt_quick() ? 1 : sizeof sizes / sizeof sizes[0], nkinds = wt_quick() ? 3 : sizeof kinds / sizeof kinds[0];
-    run_level<F>("block", sizes, nsizes, kinds, nkinds, 0, [&](results *rs, const F *, const F *d_x, size_t n, size_t s, size_t k) {
-        for (size_t b = 0; b < sizeof shapes / sizeof shapes[0]; b++) {
-            const dim3 sh = shapes[b];
-            const int nt = (int)(sh.x * sh.y * sh.z), how = (int)((b + s + k) % A_COUNT);
-            note(rs, run_block<0>(d_x, n, sh, 0, how), "block (%u,%u,%u), %s", sh.x, sh.y, sh.z, a_name[how]);
-            const int valid = b % 3 == 0 ? 1 : b % 3 == 1 ? nt - 1 : nt / 2 + 1;
-            if (valid > 0 && valid < nt)
-                note(rs, run_block<0>(d_x, n, sh, valid, (how + 1) % A_COUNT), "block (%u,%u,%u) valid %d", sh.x, sh.y, sh.z, valid);
-        }
-        note(rs, run_block<256>(d_x, n, dim3(256), 0, A_RANDOM), "block <256>");
-        note(rs, run_block<256>(d_x, n, dim3(16, 16), 0, A_ROUND_ROBIN), "block <256> as 16x16");
-        note(rs, run_block<256>(d_x, n, dim3(256), 200, A_CHUNKS), "block <256> valid 200");
-        note(rs, run_block<1024>(d_x, n, dim3(1024), 0, A_RANDOM), "block <1024>");
-    });
+    const dim3 shapes[] = {dim3(32),   dim3(64),   dim3(96),    dim3(128),        dim3(256),
+                           dim3(1000), dim3(1024), dim3(16, 8), dim3(10, 10, 10), dim3(7, 5, 3)};
+    const size_t nsizes = wt_quick() ? 1 : sizeof sizes / sizeof sizes[0],
+                 nkinds = wt_quick() ? 3 : sizeof kinds / sizeof kinds[0];
+    run_level<F>("block", sizes, nsizes, kinds, nkinds, 0,
+                 [&](results *rs, const F *, const F *d_x, size_t n, size_t s, size_t k) {
+                     for (size_t b = 0; b < sizeof shapes / sizeof shapes[0]; b++) {
+                         const dim3 sh = shapes[b];
+                         const int nt = (int)(sh.x * sh.y * sh.z), how = (int)((b + s + k) % A_COUNT);
+                         note(rs, run_block<0>(d_x, n, sh, 0, how), "block (%u,%u,%u), %s", sh.x, sh.y, sh.z,
+                              a_name[how]);
+                         const int valid = b % 3 == 0 ? 1 : b % 3 == 1 ? nt - 1 : nt / 2 + 1;
+                         if (valid > 0 && valid < nt)
+                             note(rs, run_block<0>(d_x, n, sh, valid, (how + 1) % A_COUNT), "block (%u,%u,%u) valid %d",
+                                  sh.x, sh.y, sh.z, valid);
+                     }
+                     note(rs, run_block<256>(d_x, n, dim3(256), 0, A_RANDOM), "block <256>");
+                     note(rs, run_block<256>(d_x, n, dim3(16, 16), 0, A_ROUND_ROBIN), "block <256> as 16x16");
+                     note(rs, run_block<256>(d_x, n, dim3(256), 200, A_CHUNKS), "block <256> valid 200");
+                     note(rs, run_block<1024>(d_x, n, dim3(1024), 0, A_RANDOM), "block <1024>");
+                 });
 }
 
 static void test_block_level(void **state)
@@ -1193,15 +1248,16 @@ template <typename F> static void run_grid_level(void)
     const size_t sizes[] = {1000, 100003, 1};
     const int kinds[] = {K_UNIFORM, K_WIDE, K_SUBNORMAL, K_MAX_FITS, K_NAN};
     const size_t nsizes = wt_quick() ? 1 : sizeof sizes / sizeof sizes[0];
-    run_level<F>("grid", sizes, nsizes, kinds, sizeof kinds / sizeof kinds[0], 0, [&](results *rs, const F *, const F *d_x, size_t n, size_t, size_t) {
-        note(rs, run_grid<0>(d_x, n, 1, dim3(32), A_RANDOM), "grid 1 x 32, random lists");
-        note(rs, run_grid<0>(d_x, n, 2, dim3(1000), A_CHUNKS), "grid 2 x 1000, chunks");
-        note(rs, run_grid<0>(d_x, n, 7, dim3(8, 4, 3), A_RANDOM), "grid 7 x (8,4,3), random lists");
-        note(rs, run_grid<256>(d_x, n, 64, dim3(256), A_ROUND_ROBIN), "grid 64 x <256>, round robin");
-        note(rs, run_grid<0>(d_x, n, 300, dim3(96), A_ONE_THREAD), "grid 300 x 96, one thread");
-        note(rs, run_grid<0>(d_x, n, 132, dim3(1024), -1), "grid 132 x 1024, stride");
-        note(rs, run_grid<0>(d_x, n, 2000, dim3(32), -1), "grid 2000 x 32, stride");
-    });
+    run_level<F>("grid", sizes, nsizes, kinds, sizeof kinds / sizeof kinds[0], 0,
+                 [&](results *rs, const F *, const F *d_x, size_t n, size_t, size_t) {
+                     note(rs, run_grid<0>(d_x, n, 1, dim3(32), A_RANDOM), "grid 1 x 32, random lists");
+                     note(rs, run_grid<0>(d_x, n, 2, dim3(1000), A_CHUNKS), "grid 2 x 1000, chunks");
+                     note(rs, run_grid<0>(d_x, n, 7, dim3(8, 4, 3), A_RANDOM), "grid 7 x (8,4,3), random lists");
+                     note(rs, run_grid<256>(d_x, n, 64, dim3(256), A_ROUND_ROBIN), "grid 64 x <256>, round robin");
+                     note(rs, run_grid<0>(d_x, n, 300, dim3(96), A_ONE_THREAD), "grid 300 x 96, one thread");
+                     note(rs, run_grid<0>(d_x, n, 132, dim3(1024), -1), "grid 132 x 1024, stride");
+                     note(rs, run_grid<0>(d_x, n, 2000, dim3(32), -1), "grid 2000 x 32, stride");
+                 });
 }
 
 static void test_grid_level(void **state)
@@ -1231,8 +1287,9 @@ static void test_device_level(void **state)
     WT_NEED_GPU(state);
     warpred_device_plan *plan = wt_device_plan(0);
     if (plan->value_bytes != 64)
-        fail_msg("a plan created with value_bytes 0 serves %u bytes; the contract says 64 (warpred_rsum<double> is %zu)", plan->value_bytes,
-                 sizeof(warpred_rsum<double>));
+        fail_msg(
+            "a plan created with value_bytes 0 serves %u bytes; the contract says 64 (warpred_rsum<double> is %zu)",
+            plan->value_bytes, sizeof(warpred_rsum<double>));
     run_device_level<float>(plan);
     run_device_level<double>(plan);
     wt_device_plan_free(plan);
@@ -1249,12 +1306,15 @@ static void test_too_many_rejected(void **state)
     const size_t n = (size_t)warpred_rsum_max_count + 1;
     const char *why = NULL;
     cudaError_t err = warpred_device_reduce(&fake, (const float *)4096, n, (float *)8192, warpred_op_rsum(), 0, &why);
-    if (err != cudaErrorInvalidValue) fail_msg("float, n = max_count + 1: %s, expected cudaErrorInvalidValue", cudaGetErrorString(err));
+    if (err != cudaErrorInvalidValue)
+        fail_msg("float, n = max_count + 1: %s, expected cudaErrorInvalidValue", cudaGetErrorString(err));
     if (why == NULL || why[0] == '\0' || strcmp(why, "no error") == 0) fail_msg("no message for n = max_count + 1");
     printf("[ INFO     ] n = warpred_rsum_max_count + 1: \"%s\"\n", why);
     why = NULL;
-    err = warpred_device_reduce(&fake, (const double *)4096, (size_t)1 << 40, (warpred_rsum<double> *)8192, warpred_op_rsum(), 0, &why);
-    if (err != cudaErrorInvalidValue) fail_msg("double into an accumulator, n = 2^40: %s, expected cudaErrorInvalidValue", cudaGetErrorString(err));
+    err = warpred_device_reduce(&fake, (const double *)4096, (size_t)1 << 40, (warpred_rsum<double> *)8192,
+                                warpred_op_rsum(), 0, &why);
+    if (err != cudaErrorInvalidValue)
+        fail_msg("double into an accumulator, n = 2^40: %s, expected cudaErrorInvalidValue", cudaGetErrorString(err));
     if (why == NULL || why[0] == '\0' || strcmp(why, "no error") == 0) fail_msg("no message for n = 2^40");
     WT_LAUNCHED();
 
@@ -1262,9 +1322,11 @@ static void test_too_many_rejected(void **state)
     float *d_x = (float *)wt_dev_alloc(64 * sizeof(float)), *d_out = (float *)wt_dev_alloc(sizeof(float));
     warpred_rsum<float> *d_acc = (warpred_rsum<float> *)wt_dev_alloc(sizeof(warpred_rsum<float>));
     err = warpred_device_reduce(plan, d_x, n, d_out, warpred_op_rsum(), 0, &why);
-    if (err != cudaErrorInvalidValue) fail_msg("n = max_count + 1: %s, expected cudaErrorInvalidValue", cudaGetErrorString(err));
+    if (err != cudaErrorInvalidValue)
+        fail_msg("n = max_count + 1: %s, expected cudaErrorInvalidValue", cudaGetErrorString(err));
     err = warpred_device_reduce(plan, d_x, n, d_acc, warpred_op_rsum(), 0, &why);
-    if (err != cudaErrorInvalidValue) fail_msg("n = max_count + 1 into an accumulator: %s, expected cudaErrorInvalidValue", cudaGetErrorString(err));
+    if (err != cudaErrorInvalidValue)
+        fail_msg("n = max_count + 1 into an accumulator: %s, expected cudaErrorInvalidValue", cudaGetErrorString(err));
     WT_LAUNCHED();
     float got;
     warpred_rsum<float> acc;
@@ -1305,8 +1367,9 @@ static void test_doc_snippets(void **state)
         wt_to_host(out, d_out, sizeof out);
         for (int r = 0; r < ROWS; r++)
             if (out[r] != 1.5f)
-                fail_msg("snippet row %d {%g, %g, %g, %g} with %d threads: %.9g, expected 1.5", r, (double)x[r * COLS], (double)x[r * COLS + 1],
-                         (double)x[r * COLS + 2], (double)x[r * COLS + 3], threads[t], (double)out[r]);
+                fail_msg("snippet row %d {%g, %g, %g, %g} with %d threads: %.9g, expected 1.5", r, (double)x[r * COLS],
+                         (double)x[r * COLS + 1], (double)x[r * COLS + 2], (double)x[r * COLS + 3], threads[t],
+                         (double)out[r]);
     }
     warpred_device_plan *owned = wt_device_plan(0);
     const size_t n = ROWS * COLS;
@@ -1349,11 +1412,14 @@ template <typename F> static void run_reproducible(warpred_device_plan *plan, in
     for (size_t i = 0; i < n; i++) plain += x[i];
     const wt_exact_verdict pv = check_sum(&a, plain, WT_EXACT_BOUND);
     if (isfinite((double)got))
-        printf("[ INFO     ] %-6s %-24s n %-8zu %2d configs, same bits: %-14.9g error %.3g ulp (%llu steps from correctly rounded); "
-               "plain sequential sum %.3g ulp\n", fname<F>(), k_name[kind], n, rs.count, (double)got, v.err_ulps, v.steps,
+        printf("[ INFO     ] %-6s %-24s n %-8zu %2d configs, same bits: %-14.9g error %.3g ulp (%llu steps from "
+               "correctly rounded); "
+               "plain sequential sum %.3g ulp\n",
+               fname<F>(), k_name[kind], n, rs.count, (double)got, v.err_ulps, v.steps,
                isfinite((double)plain) ? pv.err_ulps : INFINITY);
     else
-        printf("[ INFO     ] %-6s %-24s n %-8zu %2d configs, same bits: %g\n", fname<F>(), k_name[kind], n, rs.count, (double)got);
+        printf("[ INFO     ] %-6s %-24s n %-8zu %2d configs, same bits: %g\n", fname<F>(), k_name[kind], n, rs.count,
+               (double)got);
     wt_dev_free(d_x);
     wt_host_free(x);
 }
@@ -1376,8 +1442,10 @@ static void test_reproducible_everywhere(void **state)
             run_reproducible<double>(plan, kind, 1000003);
         }
     wt_device_plan_free(plan);
-    printf("[ INFO     ] largest error over every GPU result so far: float %.3g ulp (%llu steps from correctly rounded), "
-           "double %.3g ulp (%llu steps)\n", max_err_ulps[0], max_steps[0], max_err_ulps[1], max_steps[1]);
+    printf(
+        "[ INFO     ] largest error over every GPU result so far: float %.3g ulp (%llu steps from correctly rounded), "
+        "double %.3g ulp (%llu steps)\n",
+        max_err_ulps[0], max_steps[0], max_err_ulps[1], max_steps[1]);
 }
 
 int main(void)

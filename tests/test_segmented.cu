@@ -25,8 +25,12 @@ struct wt_affine_op {
 
 /* the operation type of a code: wt_types.h's, and the two of this file */
 template <int Op> struct wt_seg_op : wt_op_type<Op> {};
-template <> struct wt_seg_op<WT_AFFINE> { typedef wt_affine_op type; };
-template <> struct wt_seg_op<WT_ARG> { typedef warpred_op_argmax type; };
+template <> struct wt_seg_op<WT_AFFINE> {
+    typedef wt_affine_op type;
+};
+template <> struct wt_seg_op<WT_ARG> {
+    typedef warpred_op_argmax type;
+};
 
 typedef warpred_arg<float, int> wt_pair;
 
@@ -34,10 +38,7 @@ typedef warpred_arg<float, int> wt_pair;
    host: inputs and the reference fold of one group (in ascending lane order)
    ------------------------------------------------------------------------------------------ */
 
-template <typename T> static T seg_input(int op)
-{
-    return wt_type<T>::random(op != WT_SUM);
-}
+template <typename T> static T seg_input(int op) { return wt_type<T>::random(op != WT_SUM); }
 static unsigned long long seg_input_affine(void)
 {
     return ((unsigned long long)(wt_rand32() | 1) << 32) | wt_rand32(); /* odd a: invertible maps */
@@ -141,7 +142,8 @@ template <typename K> static void fill_keys(K *keys, int kind)
         case KEYS_32: keys[l] = (K)((uint64_t)pool[0] + (uint64_t)l * 0x9E3779B97F4A7C15ull); break;
         case KEYS_FEW: keys[l] = pool[wt_rand_below(5)]; break;
         default:
-            keys[l] = sizeof(K) == 8 ? (K)(low | ((uint64_t)wt_rand_below(3) << 32)) : (K)(low ^ (wt_rand_below(2) ? 0x80000000u : 0));
+            keys[l] = sizeof(K) == 8 ? (K)(low | ((uint64_t)wt_rand_below(3) << 32))
+                                     : (K)(low ^ (wt_rand_below(2) ? 0x80000000u : 0));
         }
     }
     if (kind == KEYS_32) /* distinct for sure: the multiplier is odd, l < 32 */
@@ -158,18 +160,21 @@ static unsigned calling_mask(int kind)
         return m;
     }
     case CALL_ONE: return 1u << wt_rand_below(32);
-    case CALL_FIRST_N: { const int n = 1 + wt_rand_below(32); return n == 32 ? 0xffffffffu : (1u << n) - 1; }
+    case CALL_FIRST_N: {
+        const int n = 1 + wt_rand_below(32);
+        return n == 32 ? 0xffffffffu : (1u << n) - 1;
+    }
     default: return 0xaaaaaaaau;
     }
 }
 
-template <typename T, typename K, int OpId>
-static void run_by_key(void)
+template <typename T, typename K, int OpId> static void run_by_key(void)
 {
     typedef typename wt_seg_op<OpId>::type Op;
     enum { WARPS = KEYS_KINDS * CALL_KINDS * 2 };
     const size_t n = WARPS * 32;
-    T *v = (T *)wt_host_alloc(n * sizeof(T)), *red = (T *)wt_host_alloc(n * sizeof(T)), *all = (T *)wt_host_alloc(n * sizeof(T));
+    T *v = (T *)wt_host_alloc(n * sizeof(T)), *red = (T *)wt_host_alloc(n * sizeof(T)),
+      *all = (T *)wt_host_alloc(n * sizeof(T));
     K *keys = (K *)wt_host_alloc(n * sizeof(K));
     unsigned calling[WARPS], *group = (unsigned *)wt_host_alloc(n * sizeof(unsigned));
     fill_inputs(OpId, v, n);
@@ -177,9 +182,11 @@ static void run_by_key(void)
         fill_keys(keys + w * 32, (w / CALL_KINDS) % KEYS_KINDS);
         calling[w] = calling_mask(w % CALL_KINDS);
     }
-    T *d_v = (T *)wt_dev_alloc(n * sizeof(T)), *d_red = (T *)wt_dev_alloc(n * sizeof(T)), *d_all = (T *)wt_dev_alloc(n * sizeof(T));
+    T *d_v = (T *)wt_dev_alloc(n * sizeof(T)), *d_red = (T *)wt_dev_alloc(n * sizeof(T)),
+      *d_all = (T *)wt_dev_alloc(n * sizeof(T));
     K *d_keys = (K *)wt_dev_alloc(n * sizeof(K));
-    unsigned *d_calling = (unsigned *)wt_dev_alloc(sizeof calling), *d_group = (unsigned *)wt_dev_alloc(n * sizeof(unsigned));
+    unsigned *d_calling = (unsigned *)wt_dev_alloc(sizeof calling),
+             *d_group = (unsigned *)wt_dev_alloc(n * sizeof(unsigned));
     wt_to_dev(d_v, v, n * sizeof(T));
     wt_to_dev(d_keys, keys, n * sizeof(K));
     wt_to_dev(d_calling, calling, sizeof calling);
@@ -199,7 +206,8 @@ static void run_by_key(void)
             }
             const unsigned want_group = wt_key_group(wk, calling[w], l);
             if (group[i] != want_group)
-                fail_msg("warpred_warp_key_group (%s keys), warp %d (calling %08x, key kind %d), lane %d: %08x, expected %08x",
+                fail_msg("warpred_warp_key_group (%s keys), warp %d (calling %08x, key kind %d), lane %d: %08x, "
+                         "expected %08x",
                          wt_type<K>::name(), w, calling[w], (w / CALL_KINDS) % KEYS_KINDS, l, group[i], want_group);
             T vals[32] = {};
             int k = 0;
@@ -208,11 +216,13 @@ static void run_by_key(void)
             char why[300];
             const int lowest = wt_lowest_lane(want_group);
             if (!check_fold(OpId, vals, k, all[i], why, sizeof why) || !same_bits(all[i], all[(size_t)w * 32 + lowest]))
-                fail_msg("allreduce_by_key %s, %s keys, op %d, warp %d (calling %08x), lane %d, group %08x: %s (or differs from "
-                         "the group's lowest lane)", tname<T>(), wt_type<K>::name(), OpId, w, calling[w], l, want_group, why);
+                fail_msg("allreduce_by_key %s, %s keys, op %d, warp %d (calling %08x), lane %d, group %08x: %s (or "
+                         "differs from "
+                         "the group's lowest lane)",
+                         tname<T>(), wt_type<K>::name(), OpId, w, calling[w], l, want_group, why);
             if (l == lowest && !check_fold(OpId, vals, k, red[i], why, sizeof why))
-                fail_msg("reduce_by_key %s, %s keys, op %d, warp %d (calling %08x), group %08x, lowest lane %d: %s", tname<T>(),
-                         wt_type<K>::name(), OpId, w, calling[w], want_group, l, why);
+                fail_msg("reduce_by_key %s, %s keys, op %d, warp %d (calling %08x), group %08x, lowest lane %d: %s",
+                         tname<T>(), wt_type<K>::name(), OpId, w, calling[w], want_group, l, why);
         }
     }
     wt_dev_free(d_v);
@@ -248,8 +258,7 @@ static void test_by_key(void **state)
    (b) by head flags
    ------------------------------------------------------------------------------------------ */
 
-template <typename T, typename Op>
-__global__ void k_by_flags(const T *v, const unsigned *heads, T *red, T *all)
+template <typename T, typename Op> __global__ void k_by_flags(const T *v, const unsigned *heads, T *red, T *all)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31, warp = i / 32;
     const bool head = (heads[warp] >> lane) & 1;
@@ -271,17 +280,18 @@ static unsigned heads_mask(int kind)
     }
 }
 
-template <typename T, int OpId>
-static void run_by_flags(void)
+template <typename T, int OpId> static void run_by_flags(void)
 {
     typedef typename wt_seg_op<OpId>::type Op;
     enum { WARPS = FLAGS_KINDS * 4 };
     const size_t n = WARPS * 32;
-    T *v = (T *)wt_host_alloc(n * sizeof(T)), *red = (T *)wt_host_alloc(n * sizeof(T)), *all = (T *)wt_host_alloc(n * sizeof(T));
+    T *v = (T *)wt_host_alloc(n * sizeof(T)), *red = (T *)wt_host_alloc(n * sizeof(T)),
+      *all = (T *)wt_host_alloc(n * sizeof(T));
     unsigned heads[WARPS];
     fill_inputs(OpId, v, n);
     for (int w = 0; w < WARPS; w++) heads[w] = heads_mask(w % FLAGS_KINDS);
-    T *d_v = (T *)wt_dev_alloc(n * sizeof(T)), *d_red = (T *)wt_dev_alloc(n * sizeof(T)), *d_all = (T *)wt_dev_alloc(n * sizeof(T));
+    T *d_v = (T *)wt_dev_alloc(n * sizeof(T)), *d_red = (T *)wt_dev_alloc(n * sizeof(T)),
+      *d_all = (T *)wt_dev_alloc(n * sizeof(T));
     unsigned *d_heads = (unsigned *)wt_dev_alloc(sizeof heads);
     wt_to_dev(d_v, v, n * sizeof(T));
     wt_to_dev(d_heads, heads, sizeof heads);
@@ -302,10 +312,12 @@ static void run_by_flags(void)
             char why[300];
             const size_t i = (size_t)w * 32 + l;
             if (!check_fold(OpId, vals, k, all[i], why, sizeof why) || !same_bits(all[i], all[(size_t)w * 32 + first]))
-                fail_msg("allreduce_by_flags %s, op %d, heads %08x, lane %d (run %08x): %s (or differs from the run's head)",
-                         tname<T>(), OpId, heads[w], l, run, why);
+                fail_msg(
+                    "allreduce_by_flags %s, op %d, heads %08x, lane %d (run %08x): %s (or differs from the run's head)",
+                    tname<T>(), OpId, heads[w], l, run, why);
             if (l == first && !check_fold(OpId, vals, k, red[i], why, sizeof why))
-                fail_msg("reduce_by_flags %s, op %d, heads %08x, run head %d (run %08x): %s", tname<T>(), OpId, heads[w], l, run, why);
+                fail_msg("reduce_by_flags %s, op %d, heads %08x, run head %d (run %08x): %s", tname<T>(), OpId,
+                         heads[w], l, run, why);
         }
     }
     wt_dev_free(d_v);
@@ -347,7 +359,8 @@ static void test_doc_snippets(void **state)
         heads[l] = l == 8 || l == 20;
     }
     int *d_keys = (int *)wt_dev_alloc(sizeof keys), *d_heads = (int *)wt_dev_alloc(sizeof heads);
-    float *d_vals = (float *)wt_dev_alloc(sizeof vals), *d_ones = (float *)wt_dev_alloc(sizeof ones), *d_sums = (float *)wt_dev_alloc(sizeof sums);
+    float *d_vals = (float *)wt_dev_alloc(sizeof vals), *d_ones = (float *)wt_dev_alloc(sizeof ones),
+          *d_sums = (float *)wt_dev_alloc(sizeof sums);
     wt_to_dev(d_keys, keys, sizeof keys);
     wt_to_dev(d_heads, heads, sizeof heads);
     wt_to_dev(d_vals, vals, sizeof vals);

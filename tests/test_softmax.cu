@@ -11,12 +11,12 @@
 #include "wt_kernels.h"
 
 enum {
-    R_RANDOM,   /* U(-20, 20) */
-    R_SOME_NINF,/* random with a third of the entries -inf */
-    R_ALL_NINF, /* -inf everywhere */
-    R_PINF,     /* random with one or a few +inf */
-    R_NAN,      /* random with a NaN (and sometimes +-inf too) */
-    R_WIDE,     /* values spread over [-80, 80] (float exp underflows for many terms) */
+    R_RANDOM,    /* U(-20, 20) */
+    R_SOME_NINF, /* random with a third of the entries -inf */
+    R_ALL_NINF,  /* -inf everywhere */
+    R_PINF,      /* random with one or a few +inf */
+    R_NAN,       /* random with a NaN (and sometimes +-inf too) */
+    R_WIDE,      /* values spread over [-80, 80] (float exp underflows for many terms) */
     R_COUNT
 };
 static const char *const r_name[] = {"random", "some -inf", "all -inf", "+inf", "NaN", "wide"};
@@ -29,7 +29,8 @@ template <typename F> static void fill_row(F *x, size_t n, int kind)
         x[i] = (F)((wt_rand_unit() * 2 - 1) * (kind == R_WIDE ? WIDE : RANGE));
         if (kind == R_ALL_NINF || (kind == R_SOME_NINF && wt_rand_below(3) == 0)) x[i] = (F)-INFINITY;
         if (kind == R_PINF && wt_rand_below(16) == 0) x[i] = (F)INFINITY;
-        if (kind == R_NAN && wt_rand_below(16) == 0) x[i] = wt_rand_below(4) ? (F)NAN : (F)(wt_rand_below(2) ? INFINITY : -INFINITY);
+        if (kind == R_NAN && wt_rand_below(16) == 0)
+            x[i] = wt_rand_below(4) ? (F)NAN : (F)(wt_rand_below(2) ? INFINITY : -INFINITY);
         if (kind == R_NAN && wt_rand_below(32) == 0) x[i] = wt_nan_with<F>(wt_rand64(), wt_rand_below(2));
     }
 }
@@ -56,8 +57,9 @@ static int check_softmax(const F *x, const int *pos, int k, warpred_softmax<F> g
         } else {
             ok = wt_type<F>::bits(got.max) == wt_type<F>::nan_bits() && isnan(gs);
         }
-        if (!ok) snprintf(why, len, "NaN input: got (%g [bits %llx], %g), expected (canonical NaN, NaN)", gm,
-                          (unsigned long long)wt_type<F>::bits(got.max), gs);
+        if (!ok)
+            snprintf(why, len, "NaN input: got (%g [bits %llx], %g), expected (canonical NaN, NaN)", gm,
+                     (unsigned long long)wt_type<F>::bits(got.max), gs);
     } else if (ref.pinf) {
         ok = gm == INFINITY && gs == (double)ref.pinf;
         if (!ok) snprintf(why, len, "%d +inf inputs: got (%g, %.17g), expected (+inf, %d)", ref.pinf, gm, gs, ref.pinf);
@@ -68,8 +70,9 @@ static int check_softmax(const F *x, const int *pos, int k, warpred_softmax<F> g
         const double range = ref.max - lo;
         const double tol = wt_softmax_sum_tol(unit_roundoff<F>(), range < 200 ? range : 200, k);
         ok = gm == ref.max && fabs(gs - ref.sum) <= tol * ref.sum;
-        if (!ok) snprintf(why, len, "%d values: got (%.9g, %.17g), expected (%.9g, %.17g) (sum tolerance %.3g relative)", k, gm, gs,
-                          ref.max, ref.sum, tol);
+        if (!ok)
+            snprintf(why, len, "%d values: got (%.9g, %.17g), expected (%.9g, %.17g) (sum tolerance %.3g relative)", k,
+                     gm, gs, ref.max, ref.sum, tol);
     }
     free(row);
     return ok;
@@ -96,7 +99,7 @@ template <typename F> __global__ void k_rules(warpred_softmax<F> *out)
     out[3] = warpred_op_softmax()(e, e);
     out[4] = warpred_op_softmax()(warpred_make_softmax((F)1), e);
     out[5] = warpred_op_softmax()(warpred_make_softmax(inf), warpred_make_softmax(inf));
-    out[6] = warpred_op_softmax::identity<warpred_softmax<F> >();
+    out[6] = warpred_op_softmax::identity<warpred_softmax<F>>();
     out[7] = warpred_op_softmax()(warpred_make_softmax((F)2), warpred_make_softmax((F)NAN));
 }
 
@@ -145,8 +148,12 @@ template <int W, typename F> static void run_warp(int kind)
     char what[120];
     snprintf(what, sizeof what, "softmax %s, %s rows", fname<F>(), r_name[kind]);
     wt_run_warps<S>(
-        what, W, [&](const int *d_modes, S *d_red, S *d_all) { k_warp<W, F><<<WT_MODE_WARPS, 32>>>(d_x, d_modes, d_red, d_all); },
-        [&](const int *pos, int k, S got, char *why, size_t len) { return check_softmax(x, pos, k, got, why, len); }, same_softmax<F>);
+        what, W,
+        [&](const int *d_modes, S *d_red, S *d_all) {
+            k_warp<W, F><<<WT_MODE_WARPS, 32>>>(d_x, d_modes, d_red, d_all);
+        },
+        [&](const int *pos, int k, S got, char *why, size_t len) { return check_softmax(x, pos, k, got, why, len); },
+        same_softmax<F>);
     wt_dev_free(d_x);
     wt_host_free(x);
 }
@@ -170,8 +177,7 @@ static void test_warp(void **state)
    block level
    ------------------------------------------------------------------------------------------ */
 
-template <typename F>
-__global__ void k_block(const F *x, int valid, warpred_softmax<F> *red, warpred_softmax<F> *all)
+template <typename F> __global__ void k_block(const F *x, int valid, warpred_softmax<F> *red, warpred_softmax<F> *all)
 {
     const int tid = wt_block_tid(), i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
     wt_block_calls(warpred_make_softmax(x[i]), warpred_op_softmax(), valid, tid, red + blockIdx.x, all + i);
@@ -186,7 +192,8 @@ __global__ void k_block_static(const F *x, int valid, warpred_softmax<F> *red, w
 
 /* valid > 0: the inputs past the first `valid` are NaN: counting one shows. */
 template <typename F>
-static void run_block(dim3 shape, int blocks, int kind, int valid, void (*kernel)(const F *, int, warpred_softmax<F> *, warpred_softmax<F> *) = 0)
+static void run_block(dim3 shape, int blocks, int kind, int valid,
+                      void (*kernel)(const F *, int, warpred_softmax<F> *, warpred_softmax<F> *) = 0)
 {
     typedef warpred_softmax<F> S;
     const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
@@ -202,15 +209,18 @@ static void run_block(dim3 shape, int blocks, int kind, int valid, void (*kernel
         what, shape, blocks, counted,
         [&](S *d_red, S *d_all) {
             if (kernel) kernel<<<blocks, shape>>>(d_x, valid, d_red, d_all);
-            else k_block<F><<<blocks, shape>>>(d_x, valid, d_red, d_all);
+            else
+                k_block<F><<<blocks, shape>>>(d_x, valid, d_red, d_all);
         },
-        [&](const int *pos, int k, S got, char *why, size_t len) { return check_softmax(x, pos, k, got, why, len); }, same_softmax<F>);
+        [&](const int *pos, int k, S got, char *why, size_t len) { return check_softmax(x, pos, k, got, why, len); },
+        same_softmax<F>);
     wt_dev_free(d_x);
     wt_host_free(x);
 }
 
-static const dim3 wt_shapes[] = {dim3(1), dim3(2), dim3(17), dim3(32), dim3(33), dim3(96), dim3(255), dim3(1000), dim3(1024),
-                                 dim3(7, 5, 3), dim3(33, 31), dim3(10, 10, 10), dim3(1, 1, 64)};
+static const dim3 wt_shapes[] = {dim3(1),      dim3(2),          dim3(17),      dim3(32),   dim3(33),
+                                 dim3(96),     dim3(255),        dim3(1000),    dim3(1024), dim3(7, 5, 3),
+                                 dim3(33, 31), dim3(10, 10, 10), dim3(1, 1, 64)};
 enum { NSHAPES = sizeof wt_shapes / sizeof wt_shapes[0] };
 
 template <typename F> static void run_block_shapes(void)
@@ -243,7 +253,8 @@ static void test_block_static(void **state)
 }
 
 /* Two softmax reductions and a max back to back with no caller barrier. */
-__global__ void k_back_to_back(const float *x, const double *y, warpred_softmax<float> *o1, warpred_softmax<double> *o2, float *o3)
+__global__ void k_back_to_back(const float *x, const double *y, warpred_softmax<float> *o1, warpred_softmax<double> *o2,
+                               float *o3)
 {
     const int n = blockDim.x * blockDim.y * blockDim.z;
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -270,10 +281,12 @@ static void test_block_back_to_back(void **state)
         double *y = (double *)wt_host_alloc(count * sizeof(double));
         fill_row(x, count, R_SOME_NINF);
         fill_row(y, count, R_RANDOM);
-        float *d_x = (float *)wt_dev_copy(x, count * sizeof(float)), *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
+        float *d_x = (float *)wt_dev_copy(x, count * sizeof(float)),
+              *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
         double *d_y = (double *)wt_dev_copy(y, count * sizeof(double));
         warpred_softmax<float> *d_o1 = (warpred_softmax<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<float>));
-        warpred_softmax<double> *d_o2 = (warpred_softmax<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<double>));
+        warpred_softmax<double> *d_o2 =
+            (warpred_softmax<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<double>));
         k_back_to_back<<<BLOCKS, shapes[s]>>>(d_x, d_y, d_o1, d_o2, d_o3);
         WT_LAUNCHED();
         warpred_softmax<float> o1[BLOCKS];
@@ -284,9 +297,12 @@ static void test_block_back_to_back(void **state)
         wt_to_host(o3, d_o3, sizeof o3);
         wt_each_block(BLOCKS, n, [&](int b, const int *pos) {
             char why[400];
-            if (!check_softmax(x, pos, n, o1[b], why, sizeof why)) fail_msg("back to back #1, block size %d: %s", n, why);
-            if (!check_softmax(y, pos, n, o2[b], why, sizeof why)) fail_msg("back to back #2, block size %d: %s", n, why);
-            if (!wt_ref_check(WT_MAX, x, pos, n, o3[b], why, sizeof why)) fail_msg("back to back #3 (float max), block size %d: %s", n, why);
+            if (!check_softmax(x, pos, n, o1[b], why, sizeof why))
+                fail_msg("back to back #1, block size %d: %s", n, why);
+            if (!check_softmax(y, pos, n, o2[b], why, sizeof why))
+                fail_msg("back to back #2, block size %d: %s", n, why);
+            if (!wt_ref_check(WT_MAX, x, pos, n, o3[b], why, sizeof why))
+                fail_msg("back to back #3 (float max), block size %d: %s", n, why);
         });
         wt_host_free(x);
         wt_host_free(y);
@@ -302,12 +318,12 @@ static void test_block_back_to_back(void **state)
    grid level
    ------------------------------------------------------------------------------------------ */
 
-template <typename F>
-__global__ void k_grid(const F *x, warpred_grid_scratch scratch, warpred_softmax<F> *out)
+template <typename F> __global__ void k_grid(const F *x, warpred_grid_scratch scratch, warpred_softmax<F> *out)
 {
     const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
     const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    warpred_grid_reduce(warpred_make_softmax(x[(size_t)blockIdx.x * nthreads + tid]), warpred_op_softmax(), scratch, out);
+    warpred_grid_reduce(warpred_make_softmax(x[(size_t)blockIdx.x * nthreads + tid]), warpred_op_softmax(), scratch,
+                        out);
 }
 
 template <typename F> static void run_grid(int blocks, dim3 shape, int kind)
@@ -321,9 +337,11 @@ template <typename F> static void run_grid(int blocks, dim3 shape, int kind)
     fill_row(x, n, kind);
     wt_to_dev(d_x, x, n * sizeof(F));
     char what[160];
-    snprintf(what, sizeof what, "softmax %s, %s rows, grid of %d x (%u,%u,%u)", fname<F>(), r_name[kind], blocks, shape.x, shape.y, shape.z);
+    snprintf(what, sizeof what, "softmax %s, %s rows, grid of %d x (%u,%u,%u)", fname<F>(), r_name[kind], blocks,
+             shape.x, shape.y, shape.z);
     wt_run_grid<S>(
-        what, blocks, 3, NULL, [&](warpred_grid_scratch scratch, S *d_out) { k_grid<F><<<blocks, shape>>>(d_x, scratch, d_out); },
+        what, blocks, 3, NULL,
+        [&](warpred_grid_scratch scratch, S *d_out) { k_grid<F><<<blocks, shape>>>(d_x, scratch, d_out); },
         [&](S got, char *why, size_t len) { return check_softmax(x, pos, (int)n, got, why, len); }, same_softmax<F>);
     wt_dev_free(d_x);
     wt_host_free(x);
@@ -359,7 +377,8 @@ static void test_doc_snippet(void **state)
         WT_LAUNCHED();
         wt_to_host(y, d_y, sizeof y);
         for (int c = 0; c < 3; c++)
-            if (fabs(y[c] - want[c]) > 1e-6) fail_msg("snippet with %d threads: y[%d] = %.9g, expected %.9g", threads[t], c, y[c], want[c]);
+            if (fabs(y[c] - want[c]) > 1e-6)
+                fail_msg("snippet with %d threads: y[%d] = %.9g, expected %.9g", threads[t], c, y[c], want[c]);
     }
     wt_dev_free(d_x);
     wt_dev_free(d_y);

@@ -61,21 +61,38 @@ template <typename T> static T member_loud(int op)
 
 /* T, from the type of a pointer to a member of type T */
 template <typename P> struct wt_member_type;
-template <typename C, typename T> struct wt_member_type<T C::*> { typedef T type; };
+template <typename C, typename T> struct wt_member_type<T C::*> {
+    typedef T type;
+};
 
 /* The members of each arity, as pointers to members: each(fn) calls fn(m, &Tup::vm) in order. */
 template <typename Tup> struct wt_members;
-template <typename A, typename B> struct wt_members<warpred_tuple2<A, B> > {
+template <typename A, typename B> struct wt_members<warpred_tuple2<A, B>> {
     typedef warpred_tuple2<A, B> Tup;
-    template <typename Fn> static void each(Fn fn) { fn(0, &Tup::v0); fn(1, &Tup::v1); }
+    template <typename Fn> static void each(Fn fn)
+    {
+        fn(0, &Tup::v0);
+        fn(1, &Tup::v1);
+    }
 };
-template <typename A, typename B, typename C> struct wt_members<warpred_tuple3<A, B, C> > {
+template <typename A, typename B, typename C> struct wt_members<warpred_tuple3<A, B, C>> {
     typedef warpred_tuple3<A, B, C> Tup;
-    template <typename Fn> static void each(Fn fn) { fn(0, &Tup::v0); fn(1, &Tup::v1); fn(2, &Tup::v2); }
+    template <typename Fn> static void each(Fn fn)
+    {
+        fn(0, &Tup::v0);
+        fn(1, &Tup::v1);
+        fn(2, &Tup::v2);
+    }
 };
-template <typename A, typename B, typename C, typename D> struct wt_members<warpred_tuple4<A, B, C, D> > {
+template <typename A, typename B, typename C, typename D> struct wt_members<warpred_tuple4<A, B, C, D>> {
     typedef warpred_tuple4<A, B, C, D> Tup;
-    template <typename Fn> static void each(Fn fn) { fn(0, &Tup::v0); fn(1, &Tup::v1); fn(2, &Tup::v2); fn(3, &Tup::v3); }
+    template <typename Fn> static void each(Fn fn)
+    {
+        fn(0, &Tup::v0);
+        fn(1, &Tup::v1);
+        fn(2, &Tup::v2);
+        fn(3, &Tup::v3);
+    }
 };
 
 /* The host side of a tuple type, member by member (ops[m]: member m's op code). */
@@ -84,7 +101,9 @@ template <typename Tup> struct wt_tup {
     static Tup random(const int *ops, int special)
     {
         Tup t;
-        M::each([&](int m, auto mem) { t.*mem = member_input<typename wt_member_type<decltype(mem)>::type>(ops[m], special); });
+        M::each([&](int m, auto mem) {
+            t.*mem = member_input<typename wt_member_type<decltype(mem)>::type>(ops[m], special);
+        });
         return t;
     }
     static Tup loud(const int *ops)
@@ -111,7 +130,8 @@ template <typename Tup> struct wt_tup {
 /* The configurations under test: the tuple type, its op type, and the op codes. */
 #define WT_OPS2(a, b) warpred_op_tuple2<wt_op_type<a>::type, wt_op_type<b>::type>
 #define WT_OPS3(a, b, c) warpred_op_tuple3<wt_op_type<a>::type, wt_op_type<b>::type, wt_op_type<c>::type>
-#define WT_OPS4(a, b, c, d) warpred_op_tuple4<wt_op_type<a>::type, wt_op_type<b>::type, wt_op_type<c>::type, wt_op_type<d>::type>
+#define WT_OPS4(a, b, c, d) \
+    warpred_op_tuple4<wt_op_type<a>::type, wt_op_type<b>::type, wt_op_type<c>::type, wt_op_type<d>::type>
 
 /* sum, min, max of floats: the common case */
 typedef warpred_tuple3<float, float, float> T_smm;
@@ -145,8 +165,7 @@ static const int ops_int4[] = {WT_SUM, WT_MIN, WT_MAX, WT_XOR};
    warp level
    ------------------------------------------------------------------------------------------ */
 
-template <int W, typename Tup, typename Op>
-static void run_warp(const int *ops, const char *name, int special)
+template <int W, typename Tup, typename Op> static void run_warp(const int *ops, const char *name, int special)
 {
     typedef wt_tup<Tup> H;
     const size_t n = WT_MODE_WARPS * 32, bytes = n * sizeof(Tup);
@@ -156,8 +175,12 @@ static void run_warp(const int *ops, const char *name, int special)
     char what[200];
     snprintf(what, sizeof what, "%s%s", name, special ? " (special values)" : "");
     wt_run_warps<Tup>(
-        what, W, [&](const int *d_modes, Tup *d_red, Tup *d_all) { wt_k_warp<W, Tup, Op><<<WT_MODE_WARPS, 32>>>(d_in, d_modes, d_red, d_all); },
-        [&](const int *pos, int k, Tup got, char *why, size_t len) { return H::check(ops, in, pos, k, got, why, len); }, H::equal);
+        what, W,
+        [&](const int *d_modes, Tup *d_red, Tup *d_all) {
+            wt_k_warp<W, Tup, Op><<<WT_MODE_WARPS, 32>>>(d_in, d_modes, d_red, d_all);
+        },
+        [&](const int *pos, int k, Tup got, char *why, size_t len) { return H::check(ops, in, pos, k, got, why, len); },
+        H::equal);
     wt_dev_free(d_in);
     wt_host_free(in);
 }
@@ -186,8 +209,7 @@ static void test_warp(void **state)
    block level
    ------------------------------------------------------------------------------------------ */
 
-template <typename Tup, typename Op>
-__global__ void k_block(const Tup *in, int valid, Tup *red, Tup *all)
+template <typename Tup, typename Op> __global__ void k_block(const Tup *in, int valid, Tup *red, Tup *all)
 {
     const int tid = wt_block_tid(), i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
     wt_block_calls(in[i], Op(), valid, tid, red + blockIdx.x, all + i);
@@ -221,19 +243,20 @@ static void run_block(const int *ops, const char *name, dim3 shape, int blocks, 
         what, shape, blocks, counted,
         [&](Tup *d_red, Tup *d_all) {
             if (kernel) kernel<<<blocks, shape>>>(d_in, valid, d_red, d_all);
-            else k_block<Tup, Op><<<blocks, shape>>>(d_in, valid, d_red, d_all);
+            else
+                k_block<Tup, Op><<<blocks, shape>>>(d_in, valid, d_red, d_all);
         },
-        [&](const int *pos, int k, Tup got, char *why, size_t len) { return H::check(ops, in, pos, k, got, why, len); }, H::equal);
+        [&](const int *pos, int k, Tup got, char *why, size_t len) { return H::check(ops, in, pos, k, got, why, len); },
+        H::equal);
     wt_dev_free(d_in);
     wt_host_free(in);
 }
 
-static const dim3 wt_shapes[] = {dim3(1), dim3(17), dim3(32), dim3(33), dim3(96), dim3(256), dim3(1000), dim3(1024),
-                                 dim3(7, 5, 3), dim3(33, 31), dim3(10, 10, 10), dim3(1, 1, 64)};
+static const dim3 wt_shapes[] = {dim3(1),    dim3(17),   dim3(32),      dim3(33),     dim3(96),         dim3(256),
+                                 dim3(1000), dim3(1024), dim3(7, 5, 3), dim3(33, 31), dim3(10, 10, 10), dim3(1, 1, 64)};
 enum { NSHAPES = sizeof wt_shapes / sizeof wt_shapes[0] };
 
-template <typename Tup, typename Op>
-static void run_block_shapes(const int *ops, const char *name)
+template <typename Tup, typename Op> static void run_block_shapes(const int *ops, const char *name)
 {
     for (int s = 0; s < NSHAPES; s++) {
         const int nthreads = wt_shapes[s].x * wt_shapes[s].y * wt_shapes[s].z;
@@ -259,17 +282,23 @@ static void test_block_static(void **state)
 {
     WT_NEED_GPU(state);
     for (int special = 0; special < 2; special++) {
-        run_block<T_smm, O_smm>(ops_smm, "sum/min/max float <256>", dim3(256), 4, special, 0, k_block_static<256, T_smm, O_smm>);
-        run_block<T_smm, O_smm>(ops_smm, "sum/min/max float <105>", dim3(7, 5, 3), 4, special, 0, k_block_static<105, T_smm, O_smm>);
-        run_block<T_mixed4, O_mixed4>(ops_mixed4, "mixed4 <1000>", dim3(1000), 3, special, 0, k_block_static<1000, T_mixed4, O_mixed4>);
+        run_block<T_smm, O_smm>(ops_smm, "sum/min/max float <256>", dim3(256), 4, special, 0,
+                                k_block_static<256, T_smm, O_smm>);
+        run_block<T_smm, O_smm>(ops_smm, "sum/min/max float <105>", dim3(7, 5, 3), 4, special, 0,
+                                k_block_static<105, T_smm, O_smm>);
+        run_block<T_mixed4, O_mixed4>(ops_mixed4, "mixed4 <1000>", dim3(1000), 3, special, 0,
+                                      k_block_static<1000, T_mixed4, O_mixed4>);
     }
-    run_block<T_smm, O_smm>(ops_smm, "sum/min/max float <256> valid", dim3(256), 3, 1, 100, k_block_static<256, T_smm, O_smm>);
-    run_block<T_mixed4, O_mixed4>(ops_mixed4, "mixed4 <1000> valid", dim3(1000), 3, 1, 999, k_block_static<1000, T_mixed4, O_mixed4>);
+    run_block<T_smm, O_smm>(ops_smm, "sum/min/max float <256> valid", dim3(256), 3, 1, 100,
+                            k_block_static<256, T_smm, O_smm>);
+    run_block<T_mixed4, O_mixed4>(ops_mixed4, "mixed4 <1000> valid", dim3(1000), 3, 1, 999,
+                                  k_block_static<1000, T_mixed4, O_mixed4>);
 }
 
 /* Three tuple reductions of different types back to back, and a loop, with no caller barrier:
    each must equal its reference (shared-memory reuse). */
-__global__ void k_back_to_back(const T_smm *a, const T_mixed4 *b, const T_half3 *c, T_smm *oa, T_mixed4 *ob, T_half3 *oc, T_smm *oloop)
+__global__ void k_back_to_back(const T_smm *a, const T_mixed4 *b, const T_half3 *c, T_smm *oa, T_mixed4 *ob,
+                               T_half3 *oc, T_smm *oloop)
 {
     const int n = blockDim.x * blockDim.y * blockDim.z;
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -292,7 +321,8 @@ __global__ void k_back_to_back(const T_smm *a, const T_mixed4 *b, const T_half3 
 static void test_block_back_to_back(void **state)
 {
     WT_NEED_GPU(state);
-    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64), dim3(33), dim3(32), dim3(5), dim3(1), dim3(7, 5, 3)};
+    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64),     dim3(33),
+                           dim3(32),   dim3(5),    dim3(1),   dim3(7, 5, 3)};
     enum { BLOCKS = 4 };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int n = shapes[s].x * shapes[s].y * shapes[s].z;
@@ -305,10 +335,13 @@ static void test_block_back_to_back(void **state)
             b[i] = wt_tup<T_mixed4>::random(ops_mixed4, 1);
             c[i] = wt_tup<T_half3>::random(ops_half3, 1);
         }
-        T_smm *d_a = (T_smm *)wt_dev_copy(a, count * sizeof(T_smm)), *d_oa = (T_smm *)wt_dev_alloc(BLOCKS * sizeof(T_smm));
+        T_smm *d_a = (T_smm *)wt_dev_copy(a, count * sizeof(T_smm)),
+              *d_oa = (T_smm *)wt_dev_alloc(BLOCKS * sizeof(T_smm));
         T_smm *d_ol = (T_smm *)wt_dev_alloc(BLOCKS * sizeof(T_smm));
-        T_mixed4 *d_b = (T_mixed4 *)wt_dev_copy(b, count * sizeof(T_mixed4)), *d_ob = (T_mixed4 *)wt_dev_alloc(BLOCKS * sizeof(T_mixed4));
-        T_half3 *d_c = (T_half3 *)wt_dev_copy(c, count * sizeof(T_half3)), *d_oc = (T_half3 *)wt_dev_alloc(BLOCKS * sizeof(T_half3));
+        T_mixed4 *d_b = (T_mixed4 *)wt_dev_copy(b, count * sizeof(T_mixed4)),
+                 *d_ob = (T_mixed4 *)wt_dev_alloc(BLOCKS * sizeof(T_mixed4));
+        T_half3 *d_c = (T_half3 *)wt_dev_copy(c, count * sizeof(T_half3)),
+                *d_oc = (T_half3 *)wt_dev_alloc(BLOCKS * sizeof(T_half3));
         k_back_to_back<<<BLOCKS, shapes[s]>>>(d_a, d_b, d_c, d_oa, d_ob, d_oc, d_ol);
         WT_LAUNCHED();
         T_smm oa[BLOCKS], ol[BLOCKS];
@@ -320,11 +353,15 @@ static void test_block_back_to_back(void **state)
         wt_to_host(ol, d_ol, sizeof ol);
         wt_each_block(BLOCKS, n, [&](int blk, const int *pos) {
             char why[500];
-            if (!wt_tup<T_smm>::check(ops_smm, a, pos, n, oa[blk], why, sizeof why)) fail_msg("back to back, first call, block size %d: %s", n, why);
-            if (!wt_tup<T_mixed4>::check(ops_mixed4, b, pos, n, ob[blk], why, sizeof why)) fail_msg("back to back, second call, block size %d: %s", n, why);
-            if (!wt_tup<T_half3>::check(ops_half3, c, pos, n, oc[blk], why, sizeof why)) fail_msg("back to back, third call, block size %d: %s", n, why);
+            if (!wt_tup<T_smm>::check(ops_smm, a, pos, n, oa[blk], why, sizeof why))
+                fail_msg("back to back, first call, block size %d: %s", n, why);
+            if (!wt_tup<T_mixed4>::check(ops_mixed4, b, pos, n, ob[blk], why, sizeof why))
+                fail_msg("back to back, second call, block size %d: %s", n, why);
+            if (!wt_tup<T_half3>::check(ops_half3, c, pos, n, oc[blk], why, sizeof why))
+                fail_msg("back to back, third call, block size %d: %s", n, why);
             /* the loop's last round is a permutation of the block's values: same reference */
-            if (!wt_tup<T_smm>::check(ops_smm, a, pos, n, ol[blk], why, sizeof why)) fail_msg("back to back, loop, block size %d: %s", n, why);
+            if (!wt_tup<T_smm>::check(ops_smm, a, pos, n, ol[blk], why, sizeof why))
+                fail_msg("back to back, loop, block size %d: %s", n, why);
         });
         wt_dev_free(d_a);
         wt_dev_free(d_b);
@@ -343,8 +380,7 @@ static void test_block_back_to_back(void **state)
    grid level
    ------------------------------------------------------------------------------------------ */
 
-template <typename Tup, typename Op>
-__global__ void k_grid(const Tup *in, warpred_grid_scratch scratch, Tup *out)
+template <typename Tup, typename Op> __global__ void k_grid(const Tup *in, warpred_grid_scratch scratch, Tup *out)
 {
     const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
     const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -381,7 +417,8 @@ static void test_grid(void **state)
     const int blocks[] = {1, 2, 5, 33, 132, 300, 2500};
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
         run_grid<T_smm, O_smm>(ops_smm, "sum/min/max float", blocks[b], dim3(128), 3);
-        run_grid<T_mixed4, O_mixed4>(ops_mixed4, "float sum/int count/double max/float min_num", blocks[b], dim3(33), 2);
+        run_grid<T_mixed4, O_mixed4>(ops_mixed4, "float sum/int count/double max/float min_num", blocks[b], dim3(33),
+                                     2);
         run_grid<T_half3, O_half3>(ops_half3, "__half max/int sum/__half min_num", blocks[b], dim3(8, 4, 3), 1);
     }
 }
@@ -428,14 +465,19 @@ __global__ void k_separate(const T_mixed4 *in, int level, int valid, T_mixed4 *t
 static void test_same_bits_as_separate_calls(void **state)
 {
     WT_NEED_GPU(state);
-    const struct { int level, valid; dim3 shape; } cases[] = {
-        {0, 0, dim3(256)}, {1, 0, dim3(1000)}, {1, 0, dim3(256)}, {1, 0, dim3(7, 5, 3)}, {2, 700, dim3(1000)}, {2, 1, dim3(64)}};
+    const struct {
+        int level, valid;
+        dim3 shape;
+    } cases[] = {{0, 0, dim3(256)},     {1, 0, dim3(1000)},   {1, 0, dim3(256)},
+                 {1, 0, dim3(7, 5, 3)}, {2, 700, dim3(1000)}, {2, 1, dim3(64)}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int nthreads = cases[c].shape.x * cases[c].shape.y * cases[c].shape.z, blocks = 4;
         const size_t n = (size_t)blocks * nthreads, bytes = n * sizeof(T_mixed4);
-        T_mixed4 *in = (T_mixed4 *)wt_host_alloc(bytes), *t = (T_mixed4 *)wt_host_alloc(bytes), *s = (T_mixed4 *)wt_host_alloc(bytes);
+        T_mixed4 *in = (T_mixed4 *)wt_host_alloc(bytes), *t = (T_mixed4 *)wt_host_alloc(bytes),
+                 *s = (T_mixed4 *)wt_host_alloc(bytes);
         for (size_t i = 0; i < n; i++) in[i] = wt_tup<T_mixed4>::random(ops_mixed4, 1);
-        T_mixed4 *d_in = (T_mixed4 *)wt_dev_alloc(bytes), *d_t = (T_mixed4 *)wt_dev_alloc(bytes), *d_s = (T_mixed4 *)wt_dev_alloc(bytes);
+        T_mixed4 *d_in = (T_mixed4 *)wt_dev_alloc(bytes), *d_t = (T_mixed4 *)wt_dev_alloc(bytes),
+                 *d_s = (T_mixed4 *)wt_dev_alloc(bytes);
         wt_to_dev(d_in, in, bytes);
         k_separate<<<blocks, cases[c].shape>>>(d_in, cases[c].level, cases[c].valid, d_t, d_s);
         WT_LAUNCHED();
@@ -456,12 +498,15 @@ static void test_same_bits_as_separate_calls(void **state)
                 for (int k = 0; k < counted; k++) magnitude += fabs((double)in[first + k].v0);
                 T_mixed4 u = t[i];
                 u.v0 = s[i].v0;
-                same = wt_tup<T_mixed4>::equal(u, s[i]) && fabs((double)t[i].v0 - (double)s[i].v0) <= 2 * 1024 * FLT_EPSILON * magnitude;
+                same = wt_tup<T_mixed4>::equal(u, s[i]) &&
+                       fabs((double)t[i].v0 - (double)s[i].v0) <= 2 * 1024 * FLT_EPSILON * magnitude;
             }
             if (!same)
-                fail_msg("level %d (block size %d, valid %d), thread %zu: tuple (%.9g, %d, %.17g, %.9g) vs separate calls "
-                         "(%.9g, %d, %.17g, %.9g)", cases[c].level, nthreads, cases[c].valid, i, (double)t[i].v0, t[i].v1, t[i].v2,
-                         (double)t[i].v3, (double)s[i].v0, s[i].v1, s[i].v2, (double)s[i].v3);
+                fail_msg(
+                    "level %d (block size %d, valid %d), thread %zu: tuple (%.9g, %d, %.17g, %.9g) vs separate calls "
+                    "(%.9g, %d, %.17g, %.9g)",
+                    cases[c].level, nthreads, cases[c].valid, i, (double)t[i].v0, t[i].v1, t[i].v2, (double)t[i].v3,
+                    (double)s[i].v0, s[i].v1, s[i].v2, (double)s[i].v3);
         }
         assert_true(written >= blocks);
         wt_dev_free(d_in);
@@ -478,13 +523,21 @@ __global__ void k_helpers(float *out_f, int *out_i, double *out_d)
 {
     const int lane = threadIdx.x;
     warpred_tuple4<float, int, double, float> x = warpred_make_tuple((float)lane, 1, (double)-lane, (float)lane * 0.5f);
-    x = warpred_warp_allreduce(x, warpred_make_op_tuple(warpred_op_sum(), warpred_op_sum(), warpred_op_max(), warpred_op_min()));
-    warpred_tuple2<int, float> y = warpred_warp_reduce(warpred_make_tuple(lane, (float)lane), warpred_make_op_tuple(warpred_op_max(), warpred_op_min()));
-    const warpred_tuple3<float, int, double> e = O_smm::identity<warpred_tuple3<float, int, double> >();
+    x = warpred_warp_allreduce(
+        x, warpred_make_op_tuple(warpred_op_sum(), warpred_op_sum(), warpred_op_max(), warpred_op_min()));
+    warpred_tuple2<int, float> y = warpred_warp_reduce(warpred_make_tuple(lane, (float)lane),
+                                                       warpred_make_op_tuple(warpred_op_max(), warpred_op_min()));
+    const warpred_tuple3<float, int, double> e = O_smm::identity<warpred_tuple3<float, int, double>>();
     if (lane == 0) {
-        out_f[0] = x.v0; out_i[0] = x.v1; out_d[0] = x.v2; out_f[1] = x.v3;
-        out_i[1] = y.v0; out_f[2] = y.v1;
-        out_f[3] = e.v0; out_i[2] = e.v1; out_d[1] = e.v2;
+        out_f[0] = x.v0;
+        out_i[0] = x.v1;
+        out_d[0] = x.v2;
+        out_f[1] = x.v3;
+        out_i[1] = y.v0;
+        out_f[2] = y.v1;
+        out_f[3] = e.v0;
+        out_i[2] = e.v1;
+        out_d[1] = e.v2;
     }
 }
 

@@ -16,7 +16,11 @@
 struct tally {
     int count;
     double total;
-    template <typename F> __device__ void warpred_members(F &f) { f(count); f(total); }
+    template <typename F> __device__ void warpred_members(F &f)
+    {
+        f(count);
+        f(total);
+    }
 };
 
 /* ---- host models of the built-in sum, member by member ---- */
@@ -24,9 +28,22 @@ struct tally {
 static long h_sum(long a, long b) { return (long)((unsigned long)a + (unsigned long)b); }
 static unsigned long h_sum(unsigned long a, unsigned long b) { return a + b; }
 static float2 h_sum(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-static int2 h_sum(int2 a, int2 b) { return make_int2((int)((unsigned)a.x + (unsigned)b.x), (int)((unsigned)a.y + (unsigned)b.y)); }
-static particle h_sum(particle a, particle b) { particle r = {a.x + b.x, a.y + b.y, a.z + b.z}; return r; }
-static tally h_sum(tally a, tally b) { tally r; r.count = a.count + b.count; r.total = a.total + b.total; return r; }
+static int2 h_sum(int2 a, int2 b)
+{
+    return make_int2((int)((unsigned)a.x + (unsigned)b.x), (int)((unsigned)a.y + (unsigned)b.y));
+}
+static particle h_sum(particle a, particle b)
+{
+    particle r = {a.x + b.x, a.y + b.y, a.z + b.z};
+    return r;
+}
+static tally h_sum(tally a, tally b)
+{
+    tally r;
+    r.count = a.count + b.count;
+    r.total = a.total + b.total;
+    return r;
+}
 
 static bool h_same(long a, long b) { return a == b; }
 static bool h_same(unsigned long a, unsigned long b) { return a == b; }
@@ -48,8 +65,17 @@ static void h_random(long *v) { *v = (long)wt_rand64(); }
 static void h_random(unsigned long *v) { *v = (unsigned long)wt_rand64(); }
 static void h_random(float2 *v) { *v = make_float2((float)wt_rand_below(129) - 64.0f, (float)wt_rand_below(64)); }
 static void h_random(int2 *v) { *v = make_int2((int)wt_rand32(), (int)wt_rand32()); }
-static void h_random(particle *v) { particle p = {(float)wt_rand_below(200) - 100.0f, (float)wt_rand_below(8), 0.5f}; *v = p; }
-static void h_random(tally *v) { memset(v, 0x5a, sizeof *v); v->count = wt_rand_below(100); v->total = (double)wt_rand_below(1 << 20) * 0.25; }
+static void h_random(particle *v)
+{
+    particle p = {(float)wt_rand_below(200) - 100.0f, (float)wt_rand_below(8), 0.5f};
+    *v = p;
+}
+static void h_random(tally *v)
+{
+    memset(v, 0x5a, sizeof *v);
+    v->count = wt_rand_below(100);
+    v->total = (double)wt_rand_below(1 << 20) * 0.25;
+}
 
 template <typename T> static T h_zero(void)
 {
@@ -184,16 +210,41 @@ template <typename T> static void levels_of(const char *name)
     }
 }
 
-static void test_int64_t(void **state) { WT_NEED_GPU(state); levels_of<int64_t>("int64_t"); }
-static void test_size_t(void **state) { WT_NEED_GPU(state); levels_of<size_t>("size_t"); }
-static void test_float2(void **state) { WT_NEED_GPU(state); levels_of<float2>("float2"); }
-static void test_int2(void **state) { WT_NEED_GPU(state); levels_of<int2>("int2"); }
-static void test_struct_12_bytes(void **state) { WT_NEED_GPU(state); levels_of<particle>("particle (12 bytes)"); }
-static void test_struct_with_padding(void **state) { WT_NEED_GPU(state); levels_of<tally>("tally (member function)"); }
+static void test_int64_t(void **state)
+{
+    WT_NEED_GPU(state);
+    levels_of<int64_t>("int64_t");
+}
+static void test_size_t(void **state)
+{
+    WT_NEED_GPU(state);
+    levels_of<size_t>("size_t");
+}
+static void test_float2(void **state)
+{
+    WT_NEED_GPU(state);
+    levels_of<float2>("float2");
+}
+static void test_int2(void **state)
+{
+    WT_NEED_GPU(state);
+    levels_of<int2>("int2");
+}
+static void test_struct_12_bytes(void **state)
+{
+    WT_NEED_GPU(state);
+    levels_of<particle>("particle (12 bytes)");
+}
+static void test_struct_with_padding(void **state)
+{
+    WT_NEED_GPU(state);
+    levels_of<tally>("tally (member function)");
+}
 
 /* ---- member-by-member rules ---- */
 
-__global__ void k_vector_rules(const float2 *in, const int2 *bits_in, float2 *fmax, float2 *fmax_num, float2 *fmin, int2 *ixor, int2 *imax)
+__global__ void k_vector_rules(const float2 *in, const int2 *bits_in, float2 *fmax, float2 *fmax_num, float2 *fmin,
+                               int2 *ixor, int2 *imax)
 {
     const int t = threadIdx.x;
     const float2 a = warpred_block_reduce(in[t], warpred_op_max());
@@ -201,11 +252,23 @@ __global__ void k_vector_rules(const float2 *in, const int2 *bits_in, float2 *fm
     const float2 c = warpred_block_allreduce(in[t], warpred_op_min());
     const int2 d = warpred_block_reduce(bits_in[t], warpred_op_xor());
     const int2 e = warpred_warp_reduce(bits_in[t], warpred_op_max());
-    if (t == 0) { *fmax = a; *ixor = d; *imax = e; }
-    if (t == 5) { *fmax_num = b; *fmin = c; }
+    if (t == 0) {
+        *fmax = a;
+        *ixor = d;
+        *imax = e;
+    }
+    if (t == 5) {
+        *fmax_num = b;
+        *fmin = c;
+    }
 }
 
-static unsigned h_bits(float x) { unsigned u; memcpy(&u, &x, 4); return u; }
+static unsigned h_bits(float x)
+{
+    unsigned u;
+    memcpy(&u, &x, 4);
+    return u;
+}
 
 /* x members hold a NaN (lane 7) and y members only -0/+0 or numbers: each member follows the
    IEEE rule of its operation on its own. */
@@ -231,10 +294,12 @@ static void test_vector_members_follow_ieee_rules(void **state)
     int2 igot[2];
     wt_to_host(got, o, sizeof got);
     wt_to_host(igot, io, sizeof igot);
-    if (h_bits(got[0].x) != 0x7fffffffu) fail_msg("float2 max .x: bits %08x, expected the canonical NaN", h_bits(got[0].x));
+    if (h_bits(got[0].x) != 0x7fffffffu)
+        fail_msg("float2 max .x: bits %08x, expected the canonical NaN", h_bits(got[0].x));
     if (h_bits(got[0].y) != 0x00000000u) fail_msg("float2 max .y: bits %08x, expected +0", h_bits(got[0].y));
     if (got[1].x != 21.0f) fail_msg("float2 max_num .x: %g, expected 21 (NaN ignored)", got[1].x);
-    if (h_bits(got[2].x) != 0x7fffffffu) fail_msg("float2 min .x: bits %08x, expected the canonical NaN", h_bits(got[2].x));
+    if (h_bits(got[2].x) != 0x7fffffffu)
+        fail_msg("float2 min .x: bits %08x, expected the canonical NaN", h_bits(got[2].x));
     if (got[2].y != -3.5f) fail_msg("float2 min .y: %g, expected -3.5", got[2].y);
     int2 want_xor = make_int2(0, 0), want_max = hb[0];
     for (int i = 0; i < B; i++) {
@@ -242,8 +307,10 @@ static void test_vector_members_follow_ieee_rules(void **state)
         if (hb[i].x > want_max.x) want_max.x = hb[i].x;
         if (hb[i].y > want_max.y) want_max.y = hb[i].y;
     }
-    if (!h_same(igot[0], want_xor)) fail_msg("int2 xor: {%d, %d}, expected {%d, %d}", igot[0].x, igot[0].y, want_xor.x, want_xor.y);
-    if (!h_same(igot[1], want_max)) fail_msg("int2 max: {%d, %d}, expected {%d, %d}", igot[1].x, igot[1].y, want_max.x, want_max.y);
+    if (!h_same(igot[0], want_xor))
+        fail_msg("int2 xor: {%d, %d}, expected {%d, %d}", igot[0].x, igot[0].y, want_xor.x, want_xor.y);
+    if (!h_same(igot[1], want_max))
+        fail_msg("int2 max: {%d, %d}, expected {%d, %d}", igot[1].x, igot[1].y, want_max.x, want_max.y);
 }
 
 /* ---- the manuals' snippets ---- */
@@ -259,7 +326,8 @@ static void test_doc_snippets(void **state)
     WT_LAUNCHED();
     particle c;
     wt_to_host(&c, o, sizeof c);
-    if (c.x != 496.0f || c.y != 32.0f || c.z != -496.0f) fail_msg("value.cuh snippet: {%g, %g, %g}, expected {496, 32, -496}", c.x, c.y, c.z);
+    if (c.x != 496.0f || c.y != 32.0f || c.z != -496.0f)
+        fail_msg("value.cuh snippet: {%g, %g, %g}, expected {496, 32, -496}", c.x, c.y, c.z);
 
     float x[256];
     for (int i = 0; i < 256; i++) x[i] = (i % 2 ? -1.0f : 1.0f) * (float)i;
@@ -280,7 +348,7 @@ struct op_pair_sum {
     __device__ float2 operator()(float2 a, float2 b) const { return make_float2(a.x + b.x, a.y + b.y); }
 };
 
-typedef warpred_tuple2<float, warpred_arg<float, int> > sum_arg;
+typedef warpred_tuple2<float, warpred_arg<float, int>> sum_arg;
 
 template <typename T, typename Op, int BS> __global__ void k_order(const T *in, T *out, Op op)
 {
@@ -303,7 +371,10 @@ static sum_arg h_op(sum_arg a, sum_arg b)
     r.v1 = a_wins ? a.v1 : b.v1;
     return r;
 }
-static bool h_same(sum_arg a, sum_arg b) { return h_bits(a.v0) == h_bits(b.v0) && h_bits(a.v1.value) == h_bits(b.v1.value) && a.v1.index == b.v1.index; }
+static bool h_same(sum_arg a, sum_arg b)
+{
+    return h_bits(a.v0) == h_bits(b.v0) && h_bits(a.v1.value) == h_bits(b.v1.value) && a.v1.index == b.v1.index;
+}
 static void h_show(char *s, sum_arg a) { sprintf(s, "{%.9g, {%.9g, %d}}", a.v0, a.v1.value, a.v1.index); }
 
 /* warp_reduce.cuh's shuffle-down tree over x[0..n-1] (rising offsets, simultaneous steps). */
@@ -343,7 +414,8 @@ static void h_random_bits(float2 *v)
     *v = make_float2((float)((wt_rand_unit() - 0.5) * pow(2.0, wt_rand_below(20))), (float)(wt_rand_unit() * 3.0));
 }
 
-template <int BS, typename T, typename Op> static void check_order(const char *name, Op op, bool member_wise, const T *h, T *in, T *out)
+template <int BS, typename T, typename Op>
+static void check_order(const char *name, Op op, bool member_wise, const T *h, T *in, T *out)
 {
     enum { BLOCKS = 4 };
     T got[3 * BLOCKS];
@@ -369,7 +441,8 @@ template <typename T, typename Op> static void orders_of(const char *name, Op op
     T *h = (T *)wt_host_alloc(N * sizeof(T));
     for (int i = 0; i < N; i++) {
         if constexpr (warpred__same<T, float2>::value) h_random_bits(&h[i]);
-        else h_random(&h[i]);
+        else
+            h_random(&h[i]);
     }
     T *in = (T *)wt_dev_alloc(N * sizeof(T)), *out = (T *)wt_dev_alloc(12 * sizeof(T));
     wt_to_dev(in, h, N * sizeof(T));
@@ -396,7 +469,8 @@ template <typename T, typename Op> static void order_one_warp(const char *name, 
     T h[32], got[2];
     for (int i = 0; i < 32; i++) {
         if constexpr (warpred__same<T, float2>::value) h_random_bits(&h[i]);
-        else h_random(&h[i]);
+        else
+            h_random(&h[i]);
     }
     T *in = (T *)wt_dev_alloc(sizeof h), *out = (T *)wt_dev_alloc(sizeof got);
     wt_to_dev(in, h, sizeof h);
@@ -447,7 +521,8 @@ static void test_device_tuple_sum_of_negative_zeros(void **state)
     WT_LAUNCHED();
     warpred_tuple2<float, int> got;
     wt_to_host(&got, out, sizeof got);
-    if (h_bits(got.v0) != 0x80000000u || got.v1 != N) fail_msg("tuple of (sum of -0s, count): {bits %08x, %d}, expected {-0, %d}", h_bits(got.v0), got.v1, N);
+    if (h_bits(got.v0) != 0x80000000u || got.v1 != N)
+        fail_msg("tuple of (sum of -0s, count): {bits %08x, %d}, expected {-0, %d}", h_bits(got.v0), got.v1, N);
 }
 
 int main(void)

@@ -20,28 +20,33 @@ template <typename T> static T wt_subnormal(void)
 }
 
 /* special: 0 ordinary values, 1 with NaN/inf/-0/subnormals among them, 2 subnormals only */
-template <int W, typename T, typename Op>
-static void run_case(int special)
+template <int W, typename T, typename Op> static void run_case(int special)
 {
     const int op = wt_op_of<Op>::code;
     const size_t count = WT_MODE_WARPS * 32, bytes = count * sizeof(T);
     T *in = (T *)wt_host_alloc(bytes), *d_in = (T *)wt_dev_alloc(bytes);
     for (size_t i = 0; i < count; i++) {
         if constexpr (!wt_type<T>::is_int) in[i] = special == 2 ? wt_subnormal<T>() : wt_type<T>::random(special);
-        else in[i] = wt_type<T>::random(special);
+        else
+            in[i] = wt_type<T>::random(special);
     }
     wt_to_dev(d_in, in, bytes);
     char what[120];
     snprintf(what, sizeof what, "%s %s%s", wt_type<T>::name(), wt_op_name[op], special ? " (special values)" : "");
     wt_run_warps<T>(
-        what, W, [&](const int *d_modes, T *d_red, T *d_all) { wt_k_warp<W, T, Op><<<WT_MODE_WARPS, 32>>>(d_in, d_modes, d_red, d_all); },
-        [&](const int *pos, int k, T got, char *why, size_t len) { return wt_ref_check(op, in, pos, k, got, why, len); }, wt_same_bits<T>);
+        what, W,
+        [&](const int *d_modes, T *d_red, T *d_all) {
+            wt_k_warp<W, T, Op><<<WT_MODE_WARPS, 32>>>(d_in, d_modes, d_red, d_all);
+        },
+        [&](const int *pos, int k, T got, char *why, size_t len) {
+            return wt_ref_check(op, in, pos, k, got, why, len);
+        },
+        wt_same_bits<T>);
     wt_dev_free(d_in);
     wt_host_free(in);
 }
 
-template <typename T, typename Op>
-static void run_all_widths(int special)
+template <typename T, typename Op> static void run_all_widths(int special)
 {
     run_case<1, T, Op>(special);
     run_case<2, T, Op>(special);
@@ -51,20 +56,17 @@ static void run_all_widths(int special)
     run_case<32, T, Op>(special);
 }
 
-template <typename T>
-static void run_float_type(void)
+template <typename T> static void run_float_type(void)
 {
     wt_each_float_op([](auto op, int special) { run_all_widths<T, decltype(op)>(special); });
 }
 
-template <typename T>
-static void run_int_type(void)
+template <typename T> static void run_int_type(void)
 {
     wt_each_int_op([](auto op, int special) { run_all_widths<T, decltype(op)>(special); });
 }
 
-template <typename T>
-static void run_subnormal_minmax(void)
+template <typename T> static void run_subnormal_minmax(void)
 {
     run_all_widths<T, warpred_op_max>(2);
     run_all_widths<T, warpred_op_min>(2);
@@ -79,14 +81,46 @@ static void test_subnormal_minmax(void **state)
     run_subnormal_minmax<double>();
 }
 
-static void test_int(void **state) { WT_NEED_GPU(state); run_int_type<int>(); }
-static void test_unsigned(void **state) { WT_NEED_GPU(state); run_int_type<unsigned>(); }
-static void test_long_long(void **state) { WT_NEED_GPU(state); run_int_type<long long>(); }
-static void test_unsigned_long_long(void **state) { WT_NEED_GPU(state); run_int_type<unsigned long long>(); }
-static void test_float(void **state) { WT_NEED_GPU(state); run_float_type<float>(); }
-static void test_double(void **state) { WT_NEED_GPU(state); run_float_type<double>(); }
-static void test_half(void **state) { WT_NEED_GPU(state); run_float_type<__half>(); }
-static void test_bfloat16(void **state) { WT_NEED_GPU(state); run_float_type<__nv_bfloat16>(); }
+static void test_int(void **state)
+{
+    WT_NEED_GPU(state);
+    run_int_type<int>();
+}
+static void test_unsigned(void **state)
+{
+    WT_NEED_GPU(state);
+    run_int_type<unsigned>();
+}
+static void test_long_long(void **state)
+{
+    WT_NEED_GPU(state);
+    run_int_type<long long>();
+}
+static void test_unsigned_long_long(void **state)
+{
+    WT_NEED_GPU(state);
+    run_int_type<unsigned long long>();
+}
+static void test_float(void **state)
+{
+    WT_NEED_GPU(state);
+    run_float_type<float>();
+}
+static void test_double(void **state)
+{
+    WT_NEED_GPU(state);
+    run_float_type<double>();
+}
+static void test_half(void **state)
+{
+    WT_NEED_GPU(state);
+    run_float_type<__half>();
+}
+static void test_bfloat16(void **state)
+{
+    WT_NEED_GPU(state);
+    run_float_type<__nv_bfloat16>();
+}
 
 /* The usage snippets of warp_reduce.cuh (the kernel demo) and of ops.cuh (the kernel combine),
    as the build copies them from the manuals (scripts/snippets.py). */
@@ -124,17 +158,10 @@ static void test_doc_snippet_ops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        WT_TEST(test_doc_snippet),
-        WT_TEST(test_doc_snippet_ops),
-        WT_TEST(test_int),
-        WT_TEST(test_unsigned),
-        WT_TEST(test_long_long),
-        WT_TEST(test_unsigned_long_long),
-        WT_TEST(test_float),
-        WT_TEST(test_double),
-        WT_TEST(test_half),
-        WT_TEST(test_bfloat16),
-        WT_TEST(test_subnormal_minmax),
+        WT_TEST(test_doc_snippet), WT_TEST(test_doc_snippet_ops),  WT_TEST(test_int),
+        WT_TEST(test_unsigned),    WT_TEST(test_long_long),        WT_TEST(test_unsigned_long_long),
+        WT_TEST(test_float),       WT_TEST(test_double),           WT_TEST(test_half),
+        WT_TEST(test_bfloat16),    WT_TEST(test_subnormal_minmax),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

@@ -35,8 +35,10 @@ template <typename F> static void fill_values(F *x, size_t n, int data)
     const F c = (F)((wt_rand_unit() * 2 - 1) * 1000);
     for (size_t i = 0; i < n; i++) {
         if (data == D_SCALED) x[i] = (F)((wt_rand_unit() * 2 - 1) * scale);
-        else if (data == D_OFFSET) x[i] = (F)(offset_of<F>() + (wt_rand_unit() * 2 - 1) * 1e-2);
-        else x[i] = c;
+        else if (data == D_OFFSET)
+            x[i] = (F)(offset_of<F>() + (wt_rand_unit() * 2 - 1) * 1e-2);
+        else
+            x[i] = c;
     }
 }
 
@@ -44,8 +46,8 @@ template <typename F> static double unit_roundoff(void) { return sizeof(F) == 4 
 
 /* Checks a Welford result against the present values among x[pos[0..k-1]]. */
 template <typename F>
-static int check_welford(const F *x, const unsigned char *present, const int *pos, int k, warpred_welford<F> got, char *why,
-                         size_t len)
+static int check_welford(const F *x, const unsigned char *present, const int *pos, int k, warpred_welford<F> got,
+                         char *why, size_t len)
 {
     F *vals = (F *)calloc(k ? k : 1, sizeof(F));
     long long m = 0;
@@ -58,14 +60,15 @@ static int check_welford(const F *x, const unsigned char *present, const int *po
         ok = 0;
     } else if (m == 0) { /* only empty partials: the empty value itself */
         if (wt_type<F>::bits(got.mean) != 0 || wt_type<F>::bits(got.m2) != 0) {
-            snprintf(why, len, "no values: got mean %g m2 %g (bits %llx, %llx), expected exactly {0, 0, 0}", (double)got.mean,
-                     (double)got.m2, (unsigned long long)wt_type<F>::bits(got.mean), (unsigned long long)wt_type<F>::bits(got.m2));
+            snprintf(why, len, "no values: got mean %g m2 %g (bits %llx, %llx), expected exactly {0, 0, 0}",
+                     (double)got.mean, (double)got.m2, (unsigned long long)wt_type<F>::bits(got.mean),
+                     (unsigned long long)wt_type<F>::bits(got.m2));
             ok = 0;
         }
     } else if (m == 1) { /* merging with empty partials returns the other side unchanged */
         if (wt_type<F>::bits(got.mean) != wt_type<F>::bits(vals[0]) || got.m2 != 0) {
-            snprintf(why, len, "one value %.9g: got mean %.9g m2 %g, expected exactly {x, 0, 1}", (double)vals[0], (double)got.mean,
-                     (double)got.m2);
+            snprintf(why, len, "one value %.9g: got mean %.9g m2 %g, expected exactly {x, 0, 1}", (double)vals[0],
+                     (double)got.mean, (double)got.m2);
             ok = 0;
         }
     } else {
@@ -74,11 +77,12 @@ static int check_welford(const F *x, const unsigned char *present, const int *po
         const double mean_tol = 4 * levels * u * (fabs(mu) + sd);
         const double m2_tol = wt_welford_var_tol(u, mu, sd, m) * (double)ref.m2 + (double)m * mean_tol * mean_tol;
         if (!(fabs((double)got.mean - mu) <= mean_tol)) {
-            snprintf(why, len, "%lld values: mean %.17g, expected %.17g (tolerance %.3g)", m, (double)got.mean, mu, mean_tol);
+            snprintf(why, len, "%lld values: mean %.17g, expected %.17g (tolerance %.3g)", m, (double)got.mean, mu,
+                     mean_tol);
             ok = 0;
         } else if (!(fabs((double)got.m2 - (double)ref.m2) <= m2_tol) || got.m2 < 0) {
-            snprintf(why, len, "%lld values: m2 %.17g, expected %.17g (tolerance %.3g, relative %.3g)", m, (double)got.m2,
-                     (double)ref.m2, m2_tol, m2_tol / (double)ref.m2);
+            snprintf(why, len, "%lld values: m2 %.17g, expected %.17g (tolerance %.3g, relative %.3g)", m,
+                     (double)got.m2, (double)ref.m2, m2_tol, m2_tol / (double)ref.m2);
             ok = 0;
         }
     }
@@ -97,7 +101,7 @@ template <typename F> static const char *fname(void) { return sizeof(F) == 4 ? "
 /* One value per lane: present ? warpred_make_welford(x) : the empty partial. */
 template <typename F> __device__ warpred_welford<F> lane_value(const F *x, const unsigned char *present, int i)
 {
-    return present[i] ? warpred_make_welford(x[i]) : warpred_op_welford::identity<warpred_welford<F> >();
+    return present[i] ? warpred_make_welford(x[i]) : warpred_op_welford::identity<warpred_welford<F>>();
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -113,7 +117,8 @@ static void test_finishing_helpers_host(void **state)
     warpred_welford<float> one = {3.5f, 0.0f, 1}, none = {0.0f, 0.0f, 0};
     assert_true(warpred_welford_mean(one) == 3.5f && warpred_welford_var_pop(one) == 0.0f);
     assert_true(isnan(warpred_welford_var_sample(one)));
-    assert_true(isnan(warpred_welford_mean(none)) && isnan(warpred_welford_var_pop(none)) && isnan(warpred_welford_var_sample(none)));
+    assert_true(isnan(warpred_welford_mean(none)) && isnan(warpred_welford_var_pop(none)) &&
+                isnan(warpred_welford_var_sample(none)));
     warpred_welford<double> dnone = {0.0, 0.0, 0}, two = {1.0, 2.0, 2};
     assert_true(isnan(warpred_welford_mean(dnone)) && isnan(warpred_welford_var_sample(dnone)));
     assert_true(warpred_welford_var_pop(two) == 1.0 && warpred_welford_var_sample(two) == 2.0);
@@ -124,29 +129,36 @@ static void test_finishing_helpers_host(void **state)
    ------------------------------------------------------------------------------------------ */
 
 template <int W, typename F>
-__global__ void k_warp(const F *x, const unsigned char *present, const int *modes, warpred_welford<F> *red, warpred_welford<F> *all)
+__global__ void k_warp(const F *x, const unsigned char *present, const int *modes, warpred_welford<F> *red,
+                       warpred_welford<F> *all)
 {
     const int i = blockIdx.x * 32 + threadIdx.x;
     wt_warp_calls<W>(lane_value(x, present, i), warpred_op_welford(), modes[blockIdx.x], red + i, all + i);
 }
 
 /* empties: 0 none, 1 a quarter of the lanes, 2 most lanes (many segments with 0 or 1 value) */
-template <int W, typename F>
-static void run_warp(int data, int empties)
+template <int W, typename F> static void run_warp(int data, int empties)
 {
     typedef warpred_welford<F> Wf;
     const size_t n = WT_MODE_WARPS * 32;
     F *x = (F *)wt_host_alloc(n * sizeof(F)), *d_x = (F *)wt_dev_alloc(n * sizeof(F));
     unsigned char *present = (unsigned char *)wt_host_alloc(n), *d_present = (unsigned char *)wt_dev_alloc(n);
     fill_values(x, n, data);
-    for (size_t i = 0; i < n; i++) present[i] = empties == 0 ? 1 : empties == 1 ? wt_rand_below(4) != 0 : wt_rand_below(8) == 0;
+    for (size_t i = 0; i < n; i++)
+        present[i] = empties == 0 ? 1 : empties == 1 ? wt_rand_below(4) != 0 : wt_rand_below(8) == 0;
     wt_to_dev(d_x, x, n * sizeof(F));
     wt_to_dev(d_present, present, n);
     char what[120];
     snprintf(what, sizeof what, "welford %s, %s, empties %d", fname<F>(), d_name[data], empties);
     wt_run_warps<Wf>(
-        what, W, [&](const int *d_modes, Wf *d_red, Wf *d_all) { k_warp<W, F><<<WT_MODE_WARPS, 32>>>(d_x, d_present, d_modes, d_red, d_all); },
-        [&](const int *pos, int k, Wf got, char *why, size_t len) { return check_welford(x, present, pos, k, got, why, len); }, same_welford<F>);
+        what, W,
+        [&](const int *d_modes, Wf *d_red, Wf *d_all) {
+            k_warp<W, F><<<WT_MODE_WARPS, 32>>>(d_x, d_present, d_modes, d_red, d_all);
+        },
+        [&](const int *pos, int k, Wf got, char *why, size_t len) {
+            return check_welford(x, present, pos, k, got, why, len);
+        },
+        same_welford<F>);
     wt_dev_free(d_x);
     wt_dev_free(d_present);
     wt_host_free(x);
@@ -180,14 +192,16 @@ static void test_warp_double(void **state)
    ------------------------------------------------------------------------------------------ */
 
 template <typename F>
-__global__ void k_block(const F *x, const unsigned char *present, int valid, warpred_welford<F> *red, warpred_welford<F> *all)
+__global__ void k_block(const F *x, const unsigned char *present, int valid, warpred_welford<F> *red,
+                        warpred_welford<F> *all)
 {
     const int tid = wt_block_tid(), i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
     wt_block_calls(lane_value(x, present, i), warpred_op_welford(), valid, tid, red + blockIdx.x, all + i);
 }
 
 template <int BT, typename F>
-__global__ void k_block_static(const F *x, const unsigned char *present, int valid, warpred_welford<F> *red, warpred_welford<F> *all)
+__global__ void k_block_static(const F *x, const unsigned char *present, int valid, warpred_welford<F> *red,
+                               warpred_welford<F> *all)
 {
     const int tid = wt_block_tid(), i = blockIdx.x * BT + tid;
     wt_block_calls_static<BT>(lane_value(x, present, i), warpred_op_welford(), valid, tid, red + blockIdx.x, all + i);
@@ -196,7 +210,8 @@ __global__ void k_block_static(const F *x, const unsigned char *present, int val
 /* valid > 0: values past the first `valid` are huge and present, so counting one shows. */
 template <typename F>
 static void run_block(dim3 shape, int blocks, int data, int empties, int valid,
-                      void (*kernel)(const F *, const unsigned char *, int, warpred_welford<F> *, warpred_welford<F> *) = 0)
+                      void (*kernel)(const F *, const unsigned char *, int, warpred_welford<F> *,
+                                     warpred_welford<F> *) = 0)
 {
     typedef warpred_welford<F> Wf;
     const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
@@ -219,9 +234,13 @@ static void run_block(dim3 shape, int blocks, int data, int empties, int valid,
         what, shape, blocks, counted,
         [&](Wf *d_red, Wf *d_all) {
             if (kernel) kernel<<<blocks, shape>>>(d_x, d_present, valid, d_red, d_all);
-            else k_block<F><<<blocks, shape>>>(d_x, d_present, valid, d_red, d_all);
+            else
+                k_block<F><<<blocks, shape>>>(d_x, d_present, valid, d_red, d_all);
         },
-        [&](const int *pos, int k, Wf got, char *why, size_t len) { return check_welford(x, present, pos, k, got, why, len); }, same_welford<F>);
+        [&](const int *pos, int k, Wf got, char *why, size_t len) {
+            return check_welford(x, present, pos, k, got, why, len);
+        },
+        same_welford<F>);
     wt_dev_free(d_x);
     wt_dev_free(d_present);
     wt_host_free(x);
@@ -239,8 +258,8 @@ static void test_block_every_size(void **state)
     }
 }
 
-static const dim3 wt_shapes[] = {dim3(1), dim3(17), dim3(33), dim3(96), dim3(1000), dim3(1024), dim3(7, 5, 3),
-                                 dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64)};
+static const dim3 wt_shapes[] = {dim3(1),       dim3(17),     dim3(33),     dim3(96),         dim3(1000),    dim3(1024),
+                                 dim3(7, 5, 3), dim3(32, 32), dim3(33, 31), dim3(10, 10, 10), dim3(3, 3, 64)};
 enum { NSHAPES = sizeof wt_shapes / sizeof wt_shapes[0] };
 
 template <typename F> static void run_block_shapes(void)
@@ -249,7 +268,8 @@ template <typename F> static void run_block_shapes(void)
         const int nthreads = wt_shapes[s].x * wt_shapes[s].y * wt_shapes[s].z;
         for (int data = 0; data < D_COUNT; data++) run_block<F>(wt_shapes[s], 3, data, s % 3, 0);
         const int valid[] = {1, 2, nthreads / 2 + 1, nthreads > 1 ? nthreads - 1 : 1};
-        for (int k = 0; k < 4; k++) run_block<F>(wt_shapes[s], 3, D_SCALED, k % 3, valid[k] <= nthreads ? valid[k] : nthreads);
+        for (int k = 0; k < 4; k++)
+            run_block<F>(wt_shapes[s], 3, D_SCALED, k % 3, valid[k] <= nthreads ? valid[k] : nthreads);
     }
 }
 
@@ -283,7 +303,9 @@ __global__ void k_back_to_back(const float *x, const double *y, warpred_welford<
     warpred_welford<float> a = warpred_block_allreduce(warpred_make_welford(x[i]), warpred_op_welford());
     warpred_welford<double> b = warpred_block_reduce(warpred_make_welford(y[i]), warpred_op_welford());
     float c = warpred_block_reduce(x[i], warpred_op_sum());
-    warpred_welford<float> d = warpred_block_allreduce(tid % 2 ? warpred_make_welford(x[i]) : warpred_op_welford::identity<warpred_welford<float> >(), warpred_op_welford());
+    warpred_welford<float> d = warpred_block_allreduce(tid % 2 ? warpred_make_welford(x[i])
+                                                               : warpred_op_welford::identity<warpred_welford<float>>(),
+                                                       warpred_op_welford());
     if (tid == 0) {
         o2[blockIdx.x] = b;
         o3[blockIdx.x] = c;
@@ -297,7 +319,8 @@ __global__ void k_back_to_back(const float *x, const double *y, warpred_welford<
 static void test_block_back_to_back(void **state)
 {
     WT_NEED_GPU(state);
-    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64), dim3(33), dim3(32), dim3(5), dim3(2), dim3(7, 5, 3)};
+    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64),     dim3(33),
+                           dim3(32),   dim3(5),    dim3(2),   dim3(7, 5, 3)};
     enum { BLOCKS = 4 };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int n = shapes[s].x * shapes[s].y * shapes[s].z;
@@ -308,11 +331,13 @@ static void test_block_back_to_back(void **state)
         fill_values(y, count, D_OFFSET);
         unsigned char *odd = (unsigned char *)wt_host_alloc(count);
         for (size_t i = 0; i < count; i++) odd[i] = (i % n) % 2;
-        float *d_x = (float *)wt_dev_copy(x, count * sizeof(float)), *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
+        float *d_x = (float *)wt_dev_copy(x, count * sizeof(float)),
+              *d_o3 = (float *)wt_dev_alloc(BLOCKS * sizeof(float));
         double *d_y = (double *)wt_dev_copy(y, count * sizeof(double));
         warpred_welford<float> *d_o1 = (warpred_welford<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<float>));
         warpred_welford<float> *d_o4 = (warpred_welford<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<float>));
-        warpred_welford<double> *d_o2 = (warpred_welford<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<double>));
+        warpred_welford<double> *d_o2 =
+            (warpred_welford<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<double>));
         k_back_to_back<<<BLOCKS, shapes[s]>>>(d_x, d_y, d_o1, d_o2, d_o3, d_o4);
         WT_LAUNCHED();
         warpred_welford<float> o1[BLOCKS], o4[BLOCKS];
@@ -324,10 +349,14 @@ static void test_block_back_to_back(void **state)
         wt_to_host(o4, d_o4, sizeof o4);
         wt_each_block(BLOCKS, n, [&](int b, const int *pos) {
             char why[400];
-            if (!check_welford(x, (const unsigned char *)0, pos, n, o1[b], why, sizeof why)) fail_msg("back to back #1, block size %d: %s", n, why);
-            if (!check_welford(y, (const unsigned char *)0, pos, n, o2[b], why, sizeof why)) fail_msg("back to back #2, block size %d: %s", n, why);
-            if (!check_welford(x, odd, pos, n, o4[b], why, sizeof why)) fail_msg("back to back #4, block size %d: %s", n, why);
-            if (!wt_ref_check(WT_SUM, x, pos, n, o3[b], why, sizeof why)) fail_msg("back to back #3 (float sum), block size %d: %s", n, why);
+            if (!check_welford(x, (const unsigned char *)0, pos, n, o1[b], why, sizeof why))
+                fail_msg("back to back #1, block size %d: %s", n, why);
+            if (!check_welford(y, (const unsigned char *)0, pos, n, o2[b], why, sizeof why))
+                fail_msg("back to back #2, block size %d: %s", n, why);
+            if (!check_welford(x, odd, pos, n, o4[b], why, sizeof why))
+                fail_msg("back to back #4, block size %d: %s", n, why);
+            if (!wt_ref_check(WT_SUM, x, pos, n, o3[b], why, sizeof why))
+                fail_msg("back to back #3 (float sum), block size %d: %s", n, why);
         });
         wt_host_free(odd);
         wt_host_free(x);
@@ -357,8 +386,8 @@ __global__ void k_grid(const F *x, const unsigned char *present, warpred_grid_sc
 /* Returns the result of the last launch; every launch must have the same bits and, given the
    positions pos of all n inputs, pass check_welford (without: the caller checks). */
 template <typename F>
-static warpred_welford<F> run_grid(const char *what, int blocks, dim3 shape, const F *x, const unsigned char *present, int repeats,
-                                   const int *pos)
+static warpred_welford<F> run_grid(const char *what, int blocks, dim3 shape, const F *x, const unsigned char *present,
+                                   int repeats, const int *pos)
 {
     typedef warpred_welford<F> Wf;
     const int nthreads = shape.x * shape.y * shape.z;
@@ -368,8 +397,11 @@ static warpred_welford<F> run_grid(const char *what, int blocks, dim3 shape, con
     wt_to_dev(d_x, x, n * sizeof(F));
     wt_to_dev(d_present, present, n);
     const Wf got = wt_run_grid<Wf>(
-        what, blocks, repeats, NULL, [&](warpred_grid_scratch scratch, Wf *d_out) { k_grid<F><<<blocks, shape>>>(d_x, d_present, scratch, d_out); },
-        [&](Wf got, char *why, size_t len) { return pos == NULL || check_welford(x, present, pos, (int)n, got, why, len); },
+        what, blocks, repeats, NULL,
+        [&](warpred_grid_scratch scratch, Wf *d_out) { k_grid<F><<<blocks, shape>>>(d_x, d_present, scratch, d_out); },
+        [&](Wf got, char *why, size_t len) {
+            return pos == NULL || check_welford(x, present, pos, (int)n, got, why, len);
+        },
         same_welford<F>);
     wt_dev_free(d_x);
     wt_dev_free(d_present);
@@ -389,8 +421,8 @@ template <typename F> static void run_grid_checked(int blocks, dim3 shape, int d
         pos[i] = (int)i;
     }
     char what[160];
-    snprintf(what, sizeof what, "welford %s grid of %d x (%u,%u,%u), %s, empties %d", fname<F>(), blocks, shape.x, shape.y, shape.z,
-             d_name[data], empties);
+    snprintf(what, sizeof what, "welford %s grid of %d x (%u,%u,%u), %s, empties %d", fname<F>(), blocks, shape.x,
+             shape.y, shape.z, d_name[data], empties);
     run_grid<F>(what, blocks, shape, x, present, 3, pos);
     wt_host_free(x);
     wt_host_free(present);
@@ -435,11 +467,14 @@ template <typename F> static void run_cancellation(int blocks, dim3 shape)
         q += x[i] * x[i];
     }
     const double naive = (double)(q / (F)n - (s / (F)n) * (s / (F)n));
-    printf("[ INFO     ] %s, %zu values of %g + U(-1e-2, 1e-2): two-pass variance %.6g; Welford %.6g (relative error %.2g, "
+    printf("[ INFO     ] %s, %zu values of %g + U(-1e-2, 1e-2): two-pass variance %.6g; Welford %.6g (relative error "
+           "%.2g, "
            "allowed %.2g); naive E[x^2]-E[x]^2 %.6g (relative error %.2g)\n",
            fname<F>(), n, offset_of<F>(), want, var, rel, tol, naive, fabs(naive - want) / want);
     if (got.count != (long long)n) fail_msg("count %lld, expected %zu", got.count, n);
-    if (!(rel <= tol)) fail_msg("%s cancellation case, %zu values: variance %.9g, expected %.9g: relative error %.3g > %.3g", fname<F>(), n, var, want, rel, tol);
+    if (!(rel <= tol))
+        fail_msg("%s cancellation case, %zu values: variance %.9g, expected %.9g: relative error %.3g > %.3g",
+                 fname<F>(), n, var, want, rel, tol);
     wt_host_free(x);
     wt_host_free(present);
 }
@@ -463,8 +498,9 @@ static void test_cancellation(void **state)
 template <typename F> __global__ void k_finish(const F *x, int count, F *out)
 {
     const int lane = threadIdx.x;
-    const warpred_welford<F> w = warpred_warp_allreduce(lane < count ? warpred_make_welford(x[lane]) : warpred_op_welford::identity<warpred_welford<F> >(),
-                                                        warpred_op_welford());
+    const warpred_welford<F> w = warpred_warp_allreduce(
+        lane < count ? warpred_make_welford(x[lane]) : warpred_op_welford::identity<warpred_welford<F>>(),
+        warpred_op_welford());
     if (lane == 0) {
         out[0] = warpred_welford_mean(w);
         out[1] = warpred_welford_var_pop(w);
@@ -488,7 +524,10 @@ template <typename F> static void run_finish(void)
         for (int k = 0; k < 3; k++) {
             const double got = (double)out[k];
             if (isnan(want[k]) ? !isnan(got) : !(fabs(got - want[k]) <= 64 * unit_roundoff<F>() * (fabs(want[k]) + 1)))
-                fail_msg("%s helper %s over %d values: got %.9g, expected %.9g", fname<F>(), k == 0 ? "mean" : k == 1 ? "var_pop" : "var_sample",
+                fail_msg("%s helper %s over %d values: got %.9g, expected %.9g", fname<F>(),
+                         k == 0   ? "mean"
+                         : k == 1 ? "var_pop"
+                                  : "var_sample",
                          counts[c], got, want[k]);
         }
     }
@@ -511,7 +550,8 @@ static void test_doc_snippet(void **state)
 {
     WT_NEED_GPU(state);
     const float x[3] = {10000.25f, 10000.5f, 10000.75f};
-    float *d_x = (float *)wt_dev_alloc(sizeof x), *d_mean = (float *)wt_dev_alloc(sizeof(float)), *d_var = (float *)wt_dev_alloc(sizeof(float));
+    float *d_x = (float *)wt_dev_alloc(sizeof x), *d_mean = (float *)wt_dev_alloc(sizeof(float)),
+          *d_var = (float *)wt_dev_alloc(sizeof(float));
     wt_to_dev(d_x, x, sizeof x);
     const int threads[] = {1, 2, 3, 32, 64};
     for (int t = 0; t < 5; t++) {
@@ -523,12 +563,14 @@ static void test_doc_snippet(void **state)
         wt_to_host(&mean, d_mean, sizeof mean);
         wt_to_host(&var, d_var, sizeof var);
         if (mean != 10000.5f || fabs(var - 0.125 / 3) > 1e-6)
-            fail_msg("snippet with %d threads: mean %.9g var %.9g, expected 10000.5 and 0.0416667", threads[t], mean, var);
+            fail_msg("snippet with %d threads: mean %.9g var %.9g, expected 10000.5 and 0.0416667", threads[t], mean,
+                     var);
         /* the naive formula in float, for contrast (printed once) */
         if (t == 0) {
             float s = 0, q = 0;
             for (int i = 0; i < 3; i++) s += x[i], q += x[i] * x[i];
-            printf("[ INFO     ] snippet row: Welford var %.9g; naive float E[x^2]-E[x]^2 %.9g\n", var, q / 3 - (s / 3) * (s / 3));
+            printf("[ INFO     ] snippet row: Welford var %.9g; naive float E[x^2]-E[x]^2 %.9g\n", var,
+                   q / 3 - (s / 3) * (s / 3));
         }
     }
     wt_dev_free(d_x);

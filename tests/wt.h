@@ -32,17 +32,17 @@ extern "C" {
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define WT_CUDA(call)                                                                             \
-    do {                                                                                          \
-        cudaError_t wt_err_ = (call);                                                             \
-        if (wt_err_ != cudaSuccess)                                                               \
-            fail_msg("%s:%d: %s -> %s", __FILE__, __LINE__, #call, cudaGetErrorString(wt_err_));  \
+#define WT_CUDA(call)                                                                            \
+    do {                                                                                         \
+        cudaError_t wt_err_ = (call);                                                            \
+        if (wt_err_ != cudaSuccess)                                                              \
+            fail_msg("%s:%d: %s -> %s", __FILE__, __LINE__, #call, cudaGetErrorString(wt_err_)); \
     } while (0)
 
-#define WT_LAUNCHED()                                                                             \
-    do {                                                                                          \
-        WT_CUDA(cudaGetLastError());                                                              \
-        WT_CUDA(cudaDeviceSynchronize());                                                         \
+#define WT_LAUNCHED()                     \
+    do {                                  \
+        WT_CUDA(cudaGetLastError());      \
+        WT_CUDA(cudaDeviceSynchronize()); \
     } while (0)
 
 /* The probe's answer lives in the group state; skip() only works inside a test body. */
@@ -62,9 +62,9 @@ static inline int wt_group_setup(void **state)
     return 0;
 }
 
-#define WT_NEED_GPU(state)                                                                        \
-    do {                                                                                          \
-        if (!*(int *)*(state)) skip();                                                            \
+#define WT_NEED_GPU(state)             \
+    do {                               \
+        if (!*(int *)*(state)) skip(); \
     } while (0)
 
 static inline int wt_quick(void)

@@ -137,7 +137,8 @@ static int wt_arg_matches(const T *v, const I *idx, int want, T got_v, I got_i, 
 /* A float/double NaN with the given payload bits (quiet or signalling, either sign). */
 template <typename T> static T wt_nan_with(uint64_t payload, int negative)
 {
-    uint64_t b = sizeof(T) == 4 ? 0x7f800000ull | (payload & 0x7fffff) : 0x7ff0000000000000ull | (payload & 0xfffffffffffffull);
+    uint64_t b =
+        sizeof(T) == 4 ? 0x7f800000ull | (payload & 0x7fffff) : 0x7ff0000000000000ull | (payload & 0xfffffffffffffull);
     if ((b & (sizeof(T) == 4 ? 0x7fffffull : 0xfffffffffffffull)) == 0) b |= 1; /* never inf */
     if (negative) b |= sizeof(T) == 4 ? 0x80000000ull : 0x8000000000000000ull;
     T x;
@@ -204,7 +205,8 @@ template <typename T> static wt_softmax_ref wt_softmax_model(const T *x, int n)
     for (int i = 0; i < n; i++) {
         const double v = (double)x[i];
         if (isnan(v)) r.has_nan = 1;
-        else if (v == INFINITY) r.pinf++;
+        else if (v == INFINITY)
+            r.pinf++;
         if (!isnan(v) && v > r.max) r.max = v;
     }
     if (r.has_nan) {
@@ -284,8 +286,10 @@ static inline double wt_h16_value(uint16_t b, int is_bf16)
     const int sign = b >> 15, e = (b >> 10) & 31, m = b & 1023;
     double v;
     if (e == 31) v = m ? NAN : INFINITY;
-    else if (e == 0) v = ldexp((double)m, -24);
-    else v = ldexp((double)(m | 1024), e - 25);
+    else if (e == 0)
+        v = ldexp((double)m, -24);
+    else
+        v = ldexp((double)(m | 1024), e - 25);
     return sign ? -v : v;
 }
 
@@ -430,11 +434,11 @@ static inline void wt_compound_self_check(void **state)
         assert_true(wt_h16_value(0x3c00, 0) == 1.0 && wt_h16_value(0x0001, 0) == ldexp(1.0, -24));
         assert_true(wt_h16_value(0x7bff, 0) == 65504.0 && wt_h16_value(0x3f80, 1) == 1.0);
         assert_true(wt_h16_value(0x0001, 1) == ldexp(1.0, -133));
-        assert_true(wt_h16_stored(WT_FN_MAX, 0x8000, 0x0000, 0) == 0x0000);  /* -0 < +0 */
+        assert_true(wt_h16_stored(WT_FN_MAX, 0x8000, 0x0000, 0) == 0x0000); /* -0 < +0 */
         assert_true(wt_h16_stored(WT_FN_MIN, 0x0000, 0x8000, 1) == 0x8000);
-        assert_true(wt_h16_stored(WT_FN_MAX, 0x3c00, 0x7e00, 0) == 0x7fff);  /* NaN argument: 0x7fff */
-        assert_true(wt_h16_stored(WT_FN_MIN, 0x3c00, 0xffc0, 1) == 0xffff);  /* fminimum: 0xffff */
-        assert_true(wt_h16_stored(WT_FN_MAX, 0xfe01, 0x3c00, 0) == 0xfe01);  /* NaN in memory stays */
+        assert_true(wt_h16_stored(WT_FN_MAX, 0x3c00, 0x7e00, 0) == 0x7fff);     /* NaN argument: 0x7fff */
+        assert_true(wt_h16_stored(WT_FN_MIN, 0x3c00, 0xffc0, 1) == 0xffff);     /* fminimum: 0xffff */
+        assert_true(wt_h16_stored(WT_FN_MAX, 0xfe01, 0x3c00, 0) == 0xfe01);     /* NaN in memory stays */
         assert_true(wt_h16_stored(WT_FN_MAX_NUM, 0x7fff, 0xbc00, 0) == 0xbc00); /* _num: NaN replaced */
         assert_true(wt_h16_stored(WT_FN_MIN_NUM, 0xbf80, 0x7fc0, 1) == 0xbf80); /* _num: NaN ignored */
         assert_true(wt_h16_stored(WT_FN_MIN, 0x0001, 0x8001, 0) == 0x8001);

@@ -31,8 +31,8 @@
 #include <stdio.h>
 
 enum {
-    WT_EXACT_LIMBS = 34,  /* 2176 bits */
-    WT_EXACT_BIAS = 1074  /* bit k weighs 2^(k - WT_EXACT_BIAS) */
+    WT_EXACT_LIMBS = 34, /* 2176 bits */
+    WT_EXACT_BIAS = 1074 /* bit k weighs 2^(k - WT_EXACT_BIAS) */
 };
 
 typedef struct wt_exact {
@@ -93,8 +93,10 @@ static inline void wt_exact_add(wt_exact *a, double x)
     a->count++;
     if (e == 0x7ff) {
         if (frac != 0) a->nan = 1;
-        else if (negative) a->neg_inf = 1;
-        else a->pos_inf = 1;
+        else if (negative)
+            a->neg_inf = 1;
+        else
+            a->pos_inf = 1;
         return;
     }
     if (fabs(x) > a->max_abs) a->max_abs = fabs(x);
@@ -197,9 +199,12 @@ static inline int wt_exact__nonfinite(const wt_exact *a, int bytes, uint64_t *bi
     const uint64_t inf = bytes == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
     const uint64_t sign = bytes == 4 ? 0x80000000ull : 0x8000000000000000ull;
     if (a->nan || (a->pos_inf && a->neg_inf)) *bits = nan;
-    else if (a->pos_inf) *bits = inf;
-    else if (a->neg_inf) *bits = inf | sign;
-    else return 0;
+    else if (a->pos_inf)
+        *bits = inf;
+    else if (a->neg_inf)
+        *bits = inf | sign;
+    else
+        return 0;
     return 1;
 }
 
@@ -300,8 +305,8 @@ static inline double wt_exact_bound_term(const wt_exact *a, int bits)
 /* A result checked against the exact sum. */
 typedef struct wt_exact_verdict {
     int ok;
-    double err_ulps;              /* |got - exact| / ulp(got), 0 when non-finite rules decided */
-    unsigned long long steps;     /* steps from the correctly rounded result (finite results) */
+    double err_ulps;          /* |got - exact| / ulp(got), 0 when non-finite rules decided */
+    unsigned long long steps; /* steps from the correctly rounded result (finite results) */
     char why[320];
 } wt_exact_verdict;
 
@@ -345,8 +350,10 @@ static inline wt_exact_verdict wt_exact__check(const wt_exact *a, double got, ui
         if (!r.ok)
             snprintf(r.why, sizeof r.why, "got %.*g (bits %llx), expected exactly %.*g (bits %llx)%s", digits, got,
                      (unsigned long long)got_bits, digits, want, (unsigned long long)want_bits,
-                     decided ? " (non-finite inputs decide)" : mode == WT_EXACT_BITS ? " (correctly rounded)"
-                     : held ? " (the exact sum, which the type holds)" : " (the exact sum overflows)");
+                     decided                 ? " (non-finite inputs decide)"
+                     : mode == WT_EXACT_BITS ? " (correctly rounded)"
+                     : held                  ? " (the exact sum, which the type holds)"
+                                             : " (the exact sum overflows)");
         else if (!decided && isfinite(got))
             r.err_ulps = fabs(wt_exact_minus(a, got)) / wt_exact_ulp(got, f);
         return r;
@@ -378,20 +385,26 @@ static inline wt_exact_verdict wt_exact__check(const wt_exact *a, double got, ui
         r.ok = below <= term;
         r.err_ulps = INFINITY;
         if (!r.ok)
-            snprintf(r.why, sizeof r.why, "got %g, expected %.*g: the exact total is %.3g below the overflow threshold, "
-                     "beyond %s %.3g", got, digits, want, below, mode == WT_EXACT_WINDOW ? "the exact window's" : "the bound's n*M*2^-k =", term);
+            snprintf(r.why, sizeof r.why,
+                     "got %g, expected %.*g: the exact total is %.3g below the overflow threshold, "
+                     "beyond %s %.3g",
+                     got, digits, want, below,
+                     mode == WT_EXACT_WINDOW ? "the exact window's" : "the bound's n*M*2^-k =", term);
         return r;
     }
     const double err = fabs(wt_exact_minus(a, got)), ulp = wt_exact_ulp(got, f);
     const double tol = (ulp + term) * (1 + 0x1p-40); /* err and tol are each rounded once */
     r.err_ulps = err / ulp;
-    r.steps = isinf(want) ? ~0ull
-              : bytes == 4 ? wt_exact_steps_float((float)got, (float)want) : wt_exact_steps_double(got, want);
+    r.steps = isinf(want)  ? ~0ull
+              : bytes == 4 ? wt_exact_steps_float((float)got, (float)want)
+                           : wt_exact_steps_double(got, want);
     r.ok = err <= tol;
     if (!r.ok)
-        snprintf(r.why, sizeof r.why, "got %.*g (bits %llx), exact sum rounds to %.*g: error %.4g = %.3g ulp, more than "
-                 "ulp %.3g + %s%d = %.3g (n %lld, M %.3g)", digits, got, (unsigned long long)got_bits, digits, want, err,
-                 r.err_ulps, ulp, mode == WT_EXACT_WINDOW ? "0 (values inside the exact window), not n*M*2^-" : "n*M*2^-", bound_bits,
+        snprintf(r.why, sizeof r.why,
+                 "got %.*g (bits %llx), exact sum rounds to %.*g: error %.4g = %.3g ulp, more than "
+                 "ulp %.3g + %s%d = %.3g (n %lld, M %.3g)",
+                 digits, got, (unsigned long long)got_bits, digits, want, err, r.err_ulps, ulp,
+                 mode == WT_EXACT_WINDOW ? "0 (values inside the exact window), not n*M*2^-" : "n*M*2^-", bound_bits,
                  term, a->count, a->max_abs);
     return r;
 }
@@ -400,8 +413,7 @@ static inline wt_exact_verdict wt_exact_check_float(const wt_exact *a, float got
 {
     uint32_t gb;
     memcpy(&gb, &got, sizeof gb);
-    return wt_exact__check(a, got, gb, wt_exact_float_bits(a), wt_exact_float(a), 4, wt_exact_float_format, 36,
-                           mode);
+    return wt_exact__check(a, got, gb, wt_exact_float_bits(a), wt_exact_float(a), 4, wt_exact_float_format, 36, mode);
 }
 
 static inline wt_exact_verdict wt_exact_check_double(const wt_exact *a, double got, int mode)

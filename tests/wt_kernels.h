@@ -45,8 +45,7 @@ static inline int wt_lane_calls(int mode, int W, int lane)
 
 /* One lane of a one-warp block (lane = threadIdx.x): reduces and allreduces v with width W the
    way mode says, into *red and *all; a lane that does not call writes nothing. */
-template <int W, typename T, typename Op>
-__device__ void wt_warp_calls(T v, Op op, int mode, T *red, T *all)
+template <int W, typename T, typename Op> __device__ void wt_warp_calls(T v, Op op, int mode, T *red, T *all)
 {
     const int lane = threadIdx.x;
     if (mode == WT_FULL || (mode == WT_EVEN && (lane / W) % 2 == 0)) {
@@ -59,8 +58,7 @@ __device__ void wt_warp_calls(T v, Op op, int mode, T *red, T *all)
 }
 
 /* The plain case: one input value per lane; blocks of 32 threads, modes[blockIdx.x]. */
-template <int W, typename T, typename Op>
-__global__ void wt_k_warp(const T *in, const int *modes, T *red, T *all)
+template <int W, typename T, typename Op> __global__ void wt_k_warp(const T *in, const int *modes, T *red, T *all)
 {
     const int i = blockIdx.x * 32 + threadIdx.x;
     wt_warp_calls<W>(in[i], Op(), modes[blockIdx.x], red + i, all + i);
@@ -77,7 +75,8 @@ static int wt_segment_callers(int mode, int W, int b, int seg, const T *red, con
     for (int l = seg; l < seg + W; l++) {
         const int i = b * 32 + l;
         if (wt_lane_calls(mode, W, l)) pos[k++] = i;
-        else if (*stray < 0 && (!wt_is_poison(red[i]) || !wt_is_poison(all[i]))) *stray = l;
+        else if (*stray < 0 && (!wt_is_poison(red[i]) || !wt_is_poison(all[i])))
+            *stray = l;
     }
     return k;
 }
@@ -90,8 +89,7 @@ static __device__ __forceinline__ int wt_block_tid(void)
 
 /* One thread of a block: reduce, then allreduce, v (their _valid forms when valid > 0) with no
    barrier in between; thread tid 0 writes *red (the block's slot), every thread *all (its own). */
-template <typename T, typename Op>
-__device__ void wt_block_calls(T v, Op op, int valid, int tid, T *red, T *all)
+template <typename T, typename Op> __device__ void wt_block_calls(T v, Op op, int valid, int tid, T *red, T *all)
 {
     T r, s;
     if (valid > 0) {
@@ -161,18 +159,22 @@ static void wt_run_warps(const char *what, int W, Launch launch, Check check, Sa
         for (int seg = 0; seg < 32; seg += W) {
             int pos[32], stray;
             const int k = wt_segment_callers(modes[b], W, b, seg, red, all, pos, &stray);
-            if (stray >= 0) fail_msg("%s, width %d, warp mode %d: lane %d did not call but its output was written", what, W, modes[b], stray);
+            if (stray >= 0)
+                fail_msg("%s, width %d, warp mode %d: lane %d did not call but its output was written", what, W,
+                         modes[b], stray);
             if (k == 0) continue;
             char why[500];
             if (!check(pos, k, red[pos[0]], why, sizeof why))
-                fail_msg("%s, width %d, warp mode %d, reduce of the segment at lane %d (%d lanes): %s", what, W, modes[b], seg, k, why);
+                fail_msg("%s, width %d, warp mode %d, reduce of the segment at lane %d (%d lanes): %s", what, W,
+                         modes[b], seg, k, why);
             for (int j = 0; j < k; j++) {
                 if (!same(all[pos[j]], all[pos[0]]))
-                    fail_msg("%s, width %d, warp mode %d, allreduce: lane %d's bits differ from those of lane %d, the segment's first",
+                    fail_msg("%s, width %d, warp mode %d, allreduce: lane %d's bits differ from those of lane %d, the "
+                             "segment's first",
                              what, W, modes[b], pos[j] % 32, seg);
                 if (!check(pos, k, all[pos[j]], why, sizeof why))
-                    fail_msg("%s, width %d, warp mode %d, allreduce lane %d of the segment at lane %d (%d lanes): %s", what, W, modes[b],
-                             pos[j] % 32, seg, k, why);
+                    fail_msg("%s, width %d, warp mode %d, allreduce lane %d of the segment at lane %d (%d lanes): %s",
+                             what, W, modes[b], pos[j] % 32, seg, k, why);
             }
         }
     wt_dev_free(d_modes);
@@ -205,12 +207,15 @@ static void wt_run_blocks(const char *what, dim3 shape, int blocks, int counted,
         const T *ball = all + (size_t)b * nthreads;
         char why[500];
         if (!check(pos, counted, red[b], why, sizeof why))
-            fail_msg("%s, block (%u,%u,%u) #%d, first %d values, reduce: %s", what, shape.x, shape.y, shape.z, b, counted, why);
+            fail_msg("%s, block (%u,%u,%u) #%d, first %d values, reduce: %s", what, shape.x, shape.y, shape.z, b,
+                     counted, why);
         if (!check(pos, counted, ball[0], why, sizeof why))
-            fail_msg("%s, block (%u,%u,%u) #%d, first %d values, allreduce thread 0: %s", what, shape.x, shape.y, shape.z, b, counted, why);
+            fail_msg("%s, block (%u,%u,%u) #%d, first %d values, allreduce thread 0: %s", what, shape.x, shape.y,
+                     shape.z, b, counted, why);
         for (int t = 1; t < nthreads; t++)
             if (!same(ball[t], ball[0]))
-                fail_msg("%s, block (%u,%u,%u) #%d, allreduce: thread %d's bits differ from thread 0's", what, shape.x, shape.y, shape.z, b, t);
+                fail_msg("%s, block (%u,%u,%u) #%d, allreduce: thread %d's bits differ from thread 0's", what, shape.x,
+                         shape.y, shape.z, b, t);
     }
     wt_dev_free(d_red);
     wt_dev_free(d_all);
@@ -225,7 +230,8 @@ static void wt_run_blocks(const char *what, dim3 shape, int blocks, int counted,
    (the result of all the grid's inputs) and have the first result's bits; no launch may report an
    overflow. `what` names the grid's shape. Returns the last result. */
 template <typename T, typename Launch, typename Check, typename Same>
-static T wt_run_grid(const char *what, int blocks, int repeats, warpred_grid_scratch *scratch, Launch launch, Check check, Same same)
+static T wt_run_grid(const char *what, int blocks, int repeats, warpred_grid_scratch *scratch, Launch launch,
+                     Check check, Same same)
 {
     warpred_grid_scratch *own = scratch ? NULL : wt_grid_scratch((unsigned)blocks, sizeof(T));
     if (own) scratch = own;
@@ -241,7 +247,8 @@ static T wt_run_grid(const char *what, int blocks, int repeats, warpred_grid_scr
         char why[500];
         if (!check(got, why, sizeof why)) fail_msg("%s, launch %d: %s", what, r, why);
         if (r == 0) first = got;
-        else if (!same(got, first)) fail_msg("%s: launch %d's bits differ from launch 0's (not deterministic)", what, r);
+        else if (!same(got, first))
+            fail_msg("%s: launch %d's bits differ from launch 0's (not deterministic)", what, r);
     }
     if (own) wt_grid_scratch_free(own);
     wt_dev_free(d_out);

@@ -57,8 +57,9 @@ static inline warpred_grid_scratch *wt_grid_scratch(unsigned capacity, size_t va
     warpred_grid_scratch *s = (warpred_grid_scratch *)wt_host_new(sizeof *s);
     const char *why = NULL;
     const cudaError_t err = warpred_grid_scratch_create(s, capacity, value_bytes, &why);
-    return (warpred_grid_scratch *)wt_own_created(s, err, why, "warpred_grid_scratch_create",
-                                                  wt_release_created<warpred_grid_scratch, warpred_grid_scratch_destroy>);
+    return (warpred_grid_scratch *)wt_own_created(
+        s, err, why, "warpred_grid_scratch_create",
+        wt_release_created<warpred_grid_scratch, warpred_grid_scratch_destroy>);
 }
 
 static inline void wt_grid_scratch_free(warpred_grid_scratch *s) { wt_destroy_owned(s, warpred_grid_scratch_destroy); }
@@ -78,7 +79,10 @@ static inline warpred_device_plan *wt_device_plan(unsigned value_bytes)
                                                  wt_release_created<warpred_device_plan, warpred_device_plan_destroy>);
 }
 
-static inline void wt_device_plan_free(warpred_device_plan *plan) { wt_destroy_owned(plan, warpred_device_plan_destroy); }
+static inline void wt_device_plan_free(warpred_device_plan *plan)
+{
+    wt_destroy_owned(plan, warpred_device_plan_destroy);
+}
 
 static inline warpred_device_plan wt_fake_device_plan(unsigned value_bytes)
 {

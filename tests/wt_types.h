@@ -20,9 +20,9 @@ struct wt_user_sum {
 };
 
 template <typename Op> struct wt_op_of; /* no code for an operation the reference does not model */
-#define WT_OP_OF(OP, CODE)                                                                         \
-    template <> struct wt_op_of<OP> {                                                              \
-        enum { code = CODE };                                                                      \
+#define WT_OP_OF(OP, CODE)            \
+    template <> struct wt_op_of<OP> { \
+        enum { code = CODE };         \
     };
 WT_OP_OF(warpred_op_sum, WT_SUM)
 WT_OP_OF(warpred_op_min, WT_MIN)
@@ -38,9 +38,9 @@ WT_OP_OF(wt_user_sum, WT_SUM)
 /* The other way, for tests that name operations by code: wt_op_type<WT_MAX>::type is
    warpred_op_max. */
 template <int Code> struct wt_op_type;
-#define WT_OP_TYPE(CODE, OP)                                                                       \
-    template <> struct wt_op_type<CODE> {                                                          \
-        typedef OP type;                                                                           \
+#define WT_OP_TYPE(CODE, OP)              \
+    template <> struct wt_op_type<CODE> { \
+        typedef OP type;                  \
     };
 WT_OP_TYPE(WT_SUM, warpred_op_sum)
 WT_OP_TYPE(WT_MIN, warpred_op_min)
@@ -88,52 +88,75 @@ static inline double wt_model(int op, double a, double b)
 
 /* Special values of each floating-point type, as bit patterns, indexed by these names. */
 enum wt_special {
-    WT_SP_ZERO, WT_SP_NEG_ZERO, WT_SP_ONE, WT_SP_NEG_ONE, WT_SP_INF, WT_SP_NEG_INF,
-    WT_SP_QNAN, WT_SP_NEG_QNAN, WT_SP_SNAN,
-    WT_SP_TINY, WT_SP_NEG_TINY, /* the smallest subnormals: -ftz must not matter */
-    WT_SP_MAX, WT_SP_LOWEST,    /* the largest finite values */
+    WT_SP_ZERO,
+    WT_SP_NEG_ZERO,
+    WT_SP_ONE,
+    WT_SP_NEG_ONE,
+    WT_SP_INF,
+    WT_SP_NEG_INF,
+    WT_SP_QNAN,
+    WT_SP_NEG_QNAN,
+    WT_SP_SNAN,
+    WT_SP_TINY,
+    WT_SP_NEG_TINY, /* the smallest subnormals: -ftz must not matter */
+    WT_SP_MAX,
+    WT_SP_LOWEST, /* the largest finite values */
     WT_NSPECIAL
 };
-static const uint64_t wt_special_float[WT_NSPECIAL] = {
-    0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000, 0xff800000, 0x7fc00000,
-    0xffc00000, 0x7f800001, 0x00000001, 0x80000001, 0x7f7fffff, 0xff7fffff};
-static const uint64_t wt_special_double[WT_NSPECIAL] = {
-    0x0ull, 0x8000000000000000ull, 0x3ff0000000000000ull, 0xbff0000000000000ull, 0x7ff0000000000000ull,
-    0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull, 0x1ull,
-    0x8000000000000001ull, 0x7fefffffffffffffull, 0xffefffffffffffffull};
-static const uint64_t wt_special_half[WT_NSPECIAL] = {
-    0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0x0001, 0x8001, 0x7bff, 0xfbff};
-static const uint64_t wt_special_bfloat16[WT_NSPECIAL] = {
-    0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x0001, 0x8001, 0x7f7f, 0xff7f};
+static const uint64_t wt_special_float[WT_NSPECIAL] = {0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000,
+                                                       0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0x00000001,
+                                                       0x80000001, 0x7f7fffff, 0xff7fffff};
+static const uint64_t wt_special_double[WT_NSPECIAL] = {0x0ull,
+                                                        0x8000000000000000ull,
+                                                        0x3ff0000000000000ull,
+                                                        0xbff0000000000000ull,
+                                                        0x7ff0000000000000ull,
+                                                        0xfff0000000000000ull,
+                                                        0x7ff8000000000000ull,
+                                                        0xfff8000000000000ull,
+                                                        0x7ff0000000000001ull,
+                                                        0x1ull,
+                                                        0x8000000000000001ull,
+                                                        0x7fefffffffffffffull,
+                                                        0xffefffffffffffffull};
+static const uint64_t wt_special_half[WT_NSPECIAL] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00,
+                                                      0xfe00, 0x7c01, 0x0001, 0x8001, 0x7bff, 0xfbff};
+static const uint64_t wt_special_bfloat16[WT_NSPECIAL] = {0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7fc0,
+                                                          0xffc0, 0x7f81, 0x0001, 0x8001, 0x7f7f, 0xff7f};
 
 template <typename T> struct wt_type;
 
-#define WT_INT_TYPE(T, NAME, SIGNED)                                                               \
-    template <> struct wt_type<T> {                                                                \
-        enum { is_int = 1 };                                                                       \
-        static const char *name() { return NAME; }                                                 \
-        static uint64_t bits(T v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }         \
-        static T random(int special)                                                               \
-        {                                                                                          \
-            T v;                                                                                   \
-            uint64_t r = wt_rand64();                                                              \
-            memcpy(&v, &r, sizeof v);                                                              \
-            if (special && wt_rand_below(4) == 0) v = (T)(wt_rand_below(3) - 1); /* -1, 0, 1 */    \
-            return v;                                                                              \
-        }                                                                                          \
-        static T fold(int op, T a, T b)                                                            \
-        {                                                                                          \
-            switch (op) {                                                                          \
-            case WT_SUM: return (T)((uint64_t)a + (uint64_t)b);                                    \
-            case WT_MIN: case WT_MIN_NUM: return SIGNED ? ((int64_t)a < (int64_t)b ? a : b)        \
-                                                        : ((uint64_t)a < (uint64_t)b ? a : b);      \
-            case WT_MAX: case WT_MAX_NUM: return SIGNED ? ((int64_t)a > (int64_t)b ? a : b)        \
-                                                        : ((uint64_t)a > (uint64_t)b ? a : b);      \
-            case WT_AND: return a & b;                                                             \
-            case WT_OR: return a | b;                                                              \
-            default: return a ^ b;                                                                 \
-            }                                                                                      \
-        }                                                                                          \
+#define WT_INT_TYPE(T, NAME, SIGNED)                                                                                  \
+    template <> struct wt_type<T> {                                                                                   \
+        enum { is_int = 1 };                                                                                          \
+        static const char *name() { return NAME; }                                                                    \
+        static uint64_t bits(T v)                                                                                     \
+        {                                                                                                             \
+            uint64_t b = 0;                                                                                           \
+            memcpy(&b, &v, sizeof v);                                                                                 \
+            return b;                                                                                                 \
+        }                                                                                                             \
+        static T random(int special)                                                                                  \
+        {                                                                                                             \
+            T v;                                                                                                      \
+            uint64_t r = wt_rand64();                                                                                 \
+            memcpy(&v, &r, sizeof v);                                                                                 \
+            if (special && wt_rand_below(4) == 0) v = (T)(wt_rand_below(3) - 1); /* -1, 0, 1 */                       \
+            return v;                                                                                                 \
+        }                                                                                                             \
+        static T fold(int op, T a, T b)                                                                               \
+        {                                                                                                             \
+            switch (op) {                                                                                             \
+            case WT_SUM: return (T)((uint64_t)a + (uint64_t)b);                                                       \
+            case WT_MIN:                                                                                              \
+            case WT_MIN_NUM: return SIGNED ? ((int64_t)a < (int64_t)b ? a : b) : ((uint64_t)a < (uint64_t)b ? a : b); \
+            case WT_MAX:                                                                                              \
+            case WT_MAX_NUM: return SIGNED ? ((int64_t)a > (int64_t)b ? a : b) : ((uint64_t)a > (uint64_t)b ? a : b); \
+            case WT_AND: return a & b;                                                                                \
+            case WT_OR: return a | b;                                                                                 \
+            default: return a ^ b;                                                                                    \
+            }                                                                                                         \
+        }                                                                                                             \
     };
 WT_INT_TYPE(int, "int", 1)
 WT_INT_TYPE(unsigned, "unsigned", 0)
@@ -143,25 +166,35 @@ WT_INT_TYPE(unsigned long long, "unsigned long long", 0)
 
 /* unit roundoff u, canonical NaN bits, special values, and conversions for each
    floating-point type */
-#define WT_FLOAT_TYPE(T, NAME, U, NANBITS, SPECIAL, TO_D, FROM_D, SCALE)                          \
-    template <> struct wt_type<T> {                                                                \
-        enum { is_int = 0 };                                                                       \
-        static const char *name() { return NAME; }                                                 \
-        static double unit_roundoff() { return U; }                                                \
-        static uint64_t nan_bits() { return NANBITS; }                                             \
-        static uint64_t sign_bit() { return 1ull << (8 * sizeof(T) - 1); }                         \
-        static uint64_t bits(T v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }         \
-        static T from_bits(uint64_t b) { T v; memcpy((void *)&v, &b, sizeof v); return v; }        \
-        static T special(int i) { return from_bits(SPECIAL[i]); }                                  \
-        static double to_d(T v) { return TO_D(v); }                                                \
-        static T from_d(double d) { return FROM_D(d); }                                            \
-        static T random(int special_values)                                                        \
-        {                                                                                          \
+#define WT_FLOAT_TYPE(T, NAME, U, NANBITS, SPECIAL, TO_D, FROM_D, SCALE)                             \
+    template <> struct wt_type<T> {                                                                  \
+        enum { is_int = 0 };                                                                         \
+        static const char *name() { return NAME; }                                                   \
+        static double unit_roundoff() { return U; }                                                  \
+        static uint64_t nan_bits() { return NANBITS; }                                               \
+        static uint64_t sign_bit() { return 1ull << (8 * sizeof(T) - 1); }                           \
+        static uint64_t bits(T v)                                                                    \
+        {                                                                                            \
+            uint64_t b = 0;                                                                          \
+            memcpy(&b, &v, sizeof v);                                                                \
+            return b;                                                                                \
+        }                                                                                            \
+        static T from_bits(uint64_t b)                                                               \
+        {                                                                                            \
+            T v;                                                                                     \
+            memcpy((void *)&v, &b, sizeof v);                                                        \
+            return v;                                                                                \
+        }                                                                                            \
+        static T special(int i) { return from_bits(SPECIAL[i]); }                                    \
+        static double to_d(T v) { return TO_D(v); }                                                  \
+        static T from_d(double d) { return FROM_D(d); }                                              \
+        static T random(int special_values)                                                          \
+        {                                                                                            \
             if (special_values && wt_rand_below(8) == 0) return special(wt_rand_below(WT_NSPECIAL)); \
-            if (special_values && wt_rand_below(16) == 0)                                          \
-                return special(wt_rand_below(2) ? WT_SP_TINY : WT_SP_NEG_TINY);                    \
-            return from_d((wt_rand_unit() * 2.0 - 1.0) * SCALE);                                    \
-        }                                                                                          \
+            if (special_values && wt_rand_below(16) == 0)                                            \
+                return special(wt_rand_below(2) ? WT_SP_TINY : WT_SP_NEG_TINY);                      \
+            return from_d((wt_rand_unit() * 2.0 - 1.0) * SCALE);                                     \
+        }                                                                                            \
     };
 static inline double wt_f2d(float v) { return v; }
 static inline float wt_d2f(double d) { return (float)d; }
@@ -273,8 +306,9 @@ template <typename T> struct wt_ref<T, 0> {
             snprintf(why, whylen, "got %.17g, expected %.17g (tolerance %.3g)", g, value, tol);
             return 0;
         }
-        uint64_t want = count == 1 ? single
-                        : isnan(value) ? wt_type<T>::nan_bits() : wt_type<T>::bits(wt_type<T>::from_d(value));
+        uint64_t want = count == 1     ? single
+                        : isnan(value) ? wt_type<T>::nan_bits()
+                                       : wt_type<T>::bits(wt_type<T>::from_d(value));
         if (wt_type<T>::bits(got) == want) return 1;
         snprintf(why, whylen, "got %.17g (bits %llx), expected %.17g (bits %llx)", g,
                  (unsigned long long)wt_type<T>::bits(got), value, (unsigned long long)want);

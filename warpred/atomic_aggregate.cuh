@@ -70,7 +70,7 @@
 #include "ops.cuh"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
-#  error "warpred/atomic_aggregate.cuh needs sm_70 or newer (__match_any_sync)"
+#    error "warpred/atomic_aggregate.cuh needs sm_70 or newer (__match_any_sync)"
 #endif
 
 /* The calling lanes that target the same address as this lane. */
@@ -83,8 +83,10 @@ __device__ __forceinline__ unsigned warpred__agg_group(const void *p)
 /* atomicAdd lacks signed 64-bit and needs the unsigned form; two's complement adds alike. */
 template <typename T> __device__ __forceinline__ T warpred__agg_atomic_add(T *p, T v)
 {
-    if constexpr (warpred__same<T, long long>::value) return (long long)atomicAdd((unsigned long long *)p, (unsigned long long)v);
-    else return atomicAdd(p, v);
+    if constexpr (warpred__same<T, long long>::value)
+        return (long long)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+    else
+        return atomicAdd(p, v);
 }
 
 /* The lane `distance` ranks below this one in `group`, or 32 and above if there is none. */
@@ -95,8 +97,7 @@ __device__ __forceinline__ unsigned warpred__agg_lane_below(unsigned group, unsi
 }
 
 /* Inclusive prefix sum of v over the lanes of `group`, in lane order (Kogge-Stone over ranks). */
-template <typename T>
-__device__ __forceinline__ T warpred__agg_inclusive_scan(T v, unsigned group, unsigned lane)
+template <typename T> __device__ __forceinline__ T warpred__agg_inclusive_scan(T v, unsigned group, unsigned lane)
 {
     const int size = __popc(group);
     for (int distance = 1; distance < size; distance <<= 1) {
@@ -107,8 +108,7 @@ __device__ __forceinline__ T warpred__agg_inclusive_scan(T v, unsigned group, un
     return v;
 }
 
-template <typename T>
-__device__ __forceinline__ T warpred_atomic_add_agg(T *p, T v)
+template <typename T> __device__ __forceinline__ T warpred_atomic_add_agg(T *p, T v)
 {
     static_assert(warpred__is_integer<T>::value || warpred__same<T, float>::value || warpred__same<T, double>::value,
                   "warpred_atomic_add_agg: int, unsigned, long long, unsigned long long, float or double");
@@ -128,8 +128,7 @@ __device__ __forceinline__ T warpred_atomic_add_agg(T *p, T v)
     return below < 32u ? warpred__add(old, exclusive) : old;
 }
 
-template <typename T>
-__device__ __forceinline__ T warpred__atomic_inc_agg(T *p)
+template <typename T> __device__ __forceinline__ T warpred__atomic_inc_agg(T *p)
 {
     WARPRED_ASSERT(((unsigned long long)p & (sizeof(T) - 1)) == 0);
     const unsigned group = warpred__agg_group(p);

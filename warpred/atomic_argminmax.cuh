@@ -83,19 +83,23 @@ __device__ __forceinline__ void warpred__atomic_arg(unsigned long long *slot, T 
     atomicMax(slot, packed);
 }
 
-template <typename T> __device__ __forceinline__ void warpred_atomic_argmax(unsigned long long *slot, T value, unsigned index)
+template <typename T>
+__device__ __forceinline__ void warpred_atomic_argmax(unsigned long long *slot, T value, unsigned index)
 {
     warpred__atomic_arg<true, false>(slot, value, index);
 }
-template <typename T> __device__ __forceinline__ void warpred_atomic_argmin(unsigned long long *slot, T value, unsigned index)
+template <typename T>
+__device__ __forceinline__ void warpred_atomic_argmin(unsigned long long *slot, T value, unsigned index)
 {
     warpred__atomic_arg<false, false>(slot, value, index);
 }
-template <typename T> __device__ __forceinline__ void warpred_atomic_argmax_num(unsigned long long *slot, T value, unsigned index)
+template <typename T>
+__device__ __forceinline__ void warpred_atomic_argmax_num(unsigned long long *slot, T value, unsigned index)
 {
     warpred__atomic_arg<true, true>(slot, value, index);
 }
-template <typename T> __device__ __forceinline__ void warpred_atomic_argmin_num(unsigned long long *slot, T value, unsigned index)
+template <typename T>
+__device__ __forceinline__ void warpred_atomic_argmin_num(unsigned long long *slot, T value, unsigned index)
 {
     warpred__atomic_arg<false, true>(slot, value, index);
 }
@@ -108,7 +112,7 @@ __host__ __device__ __forceinline__ warpred_arg<T, long long> warpred__slot_deco
     r.index = slot == WARPRED_ARG_SLOT_EMPTY ? -1 : (long long)(unsigned)~(unsigned)slot;
     if constexpr (warpred__same<T, float>::value) {
         unsigned bits = (ordered & 0x80000000u) ? ordered & 0x7fffffffu : ~ordered;
-        if (key == (Num ? 0u : 0xffffffffu)) bits = 0x7fffffffu;          /* NaN (or, empty and _num: NaN too) */
+        if (key == (Num ? 0u : 0xffffffffu)) bits = 0x7fffffffu; /* NaN (or, empty and _num: NaN too) */
         if (slot == WARPRED_ARG_SLOT_EMPTY && !Num) bits = IsMax ? 0xff800000u : 0x7f800000u; /* -inf / +inf */
 #ifdef __CUDA_ARCH__
         r.value = __uint_as_float(bits);
@@ -125,11 +129,14 @@ __host__ __device__ __forceinline__ warpred_arg<T, long long> warpred__slot_deco
 
 /* Decodes a slot filled by the atomic that matches Op. An empty slot gives index -1 and Op's
    identity value (argmax: -inf, argmin: +inf, _num forms: NaN; integers: lowest / largest). */
-template <typename Op, typename T> __host__ __device__ __forceinline__ warpred_arg<T, long long> warpred_arg_slot_decode(unsigned long long slot)
+template <typename Op, typename T>
+__host__ __device__ __forceinline__ warpred_arg<T, long long> warpred_arg_slot_decode(unsigned long long slot)
 {
     if constexpr (warpred__same<Op, warpred_op_argmax>::value) return warpred__slot_decode<true, false, T>(slot);
-    else if constexpr (warpred__same<Op, warpred_op_argmin>::value) return warpred__slot_decode<false, false, T>(slot);
-    else if constexpr (warpred__same<Op, warpred_op_argmax_num>::value) return warpred__slot_decode<true, true, T>(slot);
+    else if constexpr (warpred__same<Op, warpred_op_argmin>::value)
+        return warpred__slot_decode<false, false, T>(slot);
+    else if constexpr (warpred__same<Op, warpred_op_argmax_num>::value)
+        return warpred__slot_decode<true, true, T>(slot);
     else {
         static_assert(warpred__same<Op, warpred_op_argmin_num>::value,
                       "warpred_arg_slot_decode: Op is warpred_op_argmax, _argmin, _argmax_num or _argmin_num");

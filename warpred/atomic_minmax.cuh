@@ -89,7 +89,7 @@
    numbers is warpred__order_key's, the same as the reductions'. */
 template <typename F, bool IsMax, bool Num>
 __device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_rule(typename warpred__float_bits<F>::S x,
-                                                                                typename warpred__float_bits<F>::S v)
+                                                                                   typename warpred__float_bits<F>::S v)
 {
     typedef warpred__float_bits<F> B;
     typedef typename B::S S;
@@ -100,9 +100,11 @@ __device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_ru
         if (warpred__isnan_bits<F>(x)) return x;
         /* fminimum's NaN has the sign bit set, so that it sorts past every number in the integer
            order the fast path uses, as fmaximum's does */
-        if (warpred__isnan_bits<F>(v)) return IsMax ? B::canonical_nan() : (S)(B::canonical_nan() | ~B::magnitude_mask());
+        if (warpred__isnan_bits<F>(v))
+            return IsMax ? B::canonical_nan() : (S)(B::canonical_nan() | ~B::magnitude_mask());
     }
-    const bool v_wins = IsMax ? warpred__order_key(v) > warpred__order_key(x) : warpred__order_key(v) < warpred__order_key(x);
+    const bool v_wins =
+        IsMax ? warpred__order_key(v) > warpred__order_key(x) : warpred__order_key(v) < warpred__order_key(x);
     return v_wins ? v : x;
 }
 
@@ -136,7 +138,10 @@ __device__ __forceinline__ short warpred__cas_bits(short *p, short compare, shor
 {
     return (short)atomicCAS((unsigned short *)p, (unsigned short)compare, (unsigned short)value);
 }
-__device__ __forceinline__ int warpred__cas_bits(int *p, int compare, int value) { return atomicCAS(p, compare, value); }
+__device__ __forceinline__ int warpred__cas_bits(int *p, int compare, int value)
+{
+    return atomicCAS(p, compare, value);
+}
 __device__ __forceinline__ long long warpred__cas_bits(long long *p, long long compare, long long value)
 {
     return (long long)atomicCAS((unsigned long long *)p, (unsigned long long)compare, (unsigned long long)value);
@@ -157,20 +162,19 @@ __device__ __forceinline__ S warpred__atomic_cas_loop(S *word, S old, S vb)
 }
 
 /* The reference implementation: the compare-and-swap loop alone. */
-template <typename F, bool IsMax, bool Num>
-__device__ __forceinline__ F warpred__atomic_minmax_cas(F *p, F v)
+template <typename F, bool IsMax, bool Num> __device__ __forceinline__ F warpred__atomic_minmax_cas(F *p, F v)
 {
     typedef warpred__float_bits<F> B;
     typedef typename B::S S;
-    return B::value(warpred__atomic_cas_loop<F, IsMax, Num>((S *)p, warpred__read_relaxed::load((const S *)p), B::bits(v)));
+    return B::value(
+        warpred__atomic_cas_loop<F, IsMax, Num>((S *)p, warpred__read_relaxed::load((const S *)p), B::bits(v)));
 }
 
 /* One integer atomic on the bit pattern: for a non-negative v (sign bit clear) signed order is
    float order, for a negative v unsigned order is the reverse; mixed signs resolve correctly
    either way. Valid while memory holds a number or the stored NaN of this IsMax (which no
    number displaces in this integer order). 32- and 64-bit only. Returns the old bits. */
-template <bool IsMax, typename S>
-__device__ __forceinline__ S warpred__atomic_minmax_bits(S *p, S vb)
+template <bool IsMax, typename S> __device__ __forceinline__ S warpred__atomic_minmax_bits(S *p, S vb)
 {
     typedef typename warpred__unsigned_of<S>::type U;
     if ((vb >= 0) == IsMax) return IsMax ? atomicMax(p, vb) : (S)atomicMax((U *)p, (U)vb);
@@ -181,7 +185,8 @@ __device__ __forceinline__ S warpred__atomic_minmax_bits(S *p, S vb)
    integer atomic, or the compare-and-swap loop for NaNs and the 16-bit types (there is no
    16-bit atomicMax). Returns the old bits. */
 template <typename F, bool IsMax, bool Num, typename Read = warpred__read_relaxed>
-__device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_minmax_lane(F *p, typename warpred__float_bits<F>::S vb)
+__device__ __forceinline__ typename warpred__float_bits<F>::S
+warpred__atomic_minmax_lane(F *p, typename warpred__float_bits<F>::S vb)
 {
     typedef typename warpred__float_bits<F>::S S;
     const S old = Read::load((const S *)p);
@@ -189,21 +194,26 @@ __device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_mi
     if constexpr (sizeof(F) == 2) {
         return warpred__atomic_cas_loop<F, IsMax, Num>((S *)p, old, vb);
     } else {
-        if (warpred__isnan_bits<F>(old) || warpred__isnan_bits<F>(vb)) return warpred__atomic_cas_loop<F, IsMax, Num>((S *)p, old, vb);
+        if (warpred__isnan_bits<F>(old) || warpred__isnan_bits<F>(vb))
+            return warpred__atomic_cas_loop<F, IsMax, Num>((S *)p, old, vb);
         return warpred__atomic_minmax_bits<IsMax>((S *)p, vb);
     }
 }
 
 /* ---- lanes of a warp that target one address combine first (sm_80+: redux.sync) ---- */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED_NO_REDUX)
-#  define WARPRED__ATOMIC_COMBINE 1
+#    define WARPRED__ATOMIC_COMBINE 1
 #else
-#  define WARPRED__ATOMIC_COMBINE 0
+#    define WARPRED__ATOMIC_COMBINE 0
 #endif
 
 /* Keys are 32 bits wide for the 16- and 32-bit types, 64 for double. */
-template <typename S> struct warpred__atomic_key_type { typedef int type; };
-template <> struct warpred__atomic_key_type<long long> { typedef long long type; };
+template <typename S> struct warpred__atomic_key_type {
+    typedef int type;
+};
+template <> struct warpred__atomic_key_type<long long> {
+    typedef long long type;
+};
 
 /* A key whose largest (IsMax) or smallest value among the lanes picks the one argument that
    stands for all of them: numbers by order_key; NaN at the winning end where a NaN argument
@@ -239,7 +249,8 @@ template <bool IsMax> __device__ __forceinline__ long long warpred__group_best(u
    lane (the lowest on ties) makes the one update for all of them and gets the old value; the
    others get what memory holds after it, as if they had updated right after that lane. */
 template <typename F, bool IsMax, bool Num, typename Read = warpred__read_relaxed>
-__device__ __forceinline__ typename warpred__float_bits<F>::S warpred__atomic_minmax_warp(F *p, typename warpred__float_bits<F>::S vb)
+__device__ __forceinline__ typename warpred__float_bits<F>::S
+warpred__atomic_minmax_warp(F *p, typename warpred__float_bits<F>::S vb)
 {
     typedef typename warpred__float_bits<F>::S S;
     typedef typename warpred__atomic_key_type<S>::type K;
@@ -273,11 +284,23 @@ __device__ __forceinline__ F warpred__atomic_minmax(F *p, F v)
 #endif
 }
 
-#define WARPRED__ATOMIC_MINMAX(F)                                                                           \
-    __device__ __forceinline__ F warpred_atomic_fmaximum(F *p, F v) { return warpred__atomic_minmax<F, true, false>(p, v); }     \
-    __device__ __forceinline__ F warpred_atomic_fminimum(F *p, F v) { return warpred__atomic_minmax<F, false, false>(p, v); }    \
-    __device__ __forceinline__ F warpred_atomic_fmaximum_num(F *p, F v) { return warpred__atomic_minmax<F, true, true>(p, v); }  \
-    __device__ __forceinline__ F warpred_atomic_fminimum_num(F *p, F v) { return warpred__atomic_minmax<F, false, true>(p, v); }
+#define WARPRED__ATOMIC_MINMAX(F)                                       \
+    __device__ __forceinline__ F warpred_atomic_fmaximum(F *p, F v)     \
+    {                                                                   \
+        return warpred__atomic_minmax<F, true, false>(p, v);            \
+    }                                                                   \
+    __device__ __forceinline__ F warpred_atomic_fminimum(F *p, F v)     \
+    {                                                                   \
+        return warpred__atomic_minmax<F, false, false>(p, v);           \
+    }                                                                   \
+    __device__ __forceinline__ F warpred_atomic_fmaximum_num(F *p, F v) \
+    {                                                                   \
+        return warpred__atomic_minmax<F, true, true>(p, v);             \
+    }                                                                   \
+    __device__ __forceinline__ F warpred_atomic_fminimum_num(F *p, F v) \
+    {                                                                   \
+        return warpred__atomic_minmax<F, false, true>(p, v);            \
+    }
 WARPRED__ATOMIC_MINMAX(float)
 WARPRED__ATOMIC_MINMAX(double)
 #if defined(__CUDA_FP16_TYPES_EXIST__)

@@ -116,10 +116,10 @@
 #include "warp_reduce.cuh"
 
 #ifndef WARPRED_BLOCK_MAX_THREADS
-#  define WARPRED_BLOCK_MAX_THREADS 1024
+#    define WARPRED_BLOCK_MAX_THREADS 1024
 #endif
 #if WARPRED_BLOCK_MAX_THREADS < 33 || WARPRED_BLOCK_MAX_THREADS > 1024
-#  error "warpred: WARPRED_BLOCK_MAX_THREADS must be 33..1024"
+#    error "warpred: WARPRED_BLOCK_MAX_THREADS must be 33..1024"
 #endif
 
 /* ---- the block's shape (also used by the grid layer: part of this layer's entry points) ---- */
@@ -130,8 +130,7 @@ __device__ __forceinline__ int warpred__block_thread_rank(void)
 }
 
 /* The block size: BlockThreads when given at compile time (checked), else from blockDim. */
-template <int BlockThreads>
-__device__ __forceinline__ int warpred__block_size(void)
+template <int BlockThreads> __device__ __forceinline__ int warpred__block_size(void)
 {
     static_assert(BlockThreads >= 0 && BlockThreads <= 1024, "warpred: BlockThreads must be 0 (run time) or 1..1024");
     const int actual = (int)(blockDim.x * blockDim.y * blockDim.z);
@@ -141,8 +140,7 @@ __device__ __forceinline__ int warpred__block_size(void)
 
 /* One slot per warp plus one for the broadcast result. Raw storage, so that types with
    constructors (__half) can live in a static __shared__ array. */
-template <typename T>
-__device__ __forceinline__ T *warpred__block_slots(void)
+template <typename T> __device__ __forceinline__ T *warpred__block_slots(void)
 {
     __shared__ alignas(T) unsigned char raw[33 * sizeof(T)];
     return reinterpret_cast<T *>(raw);
@@ -150,8 +148,7 @@ __device__ __forceinline__ T *warpred__block_slots(void)
 
 /* slots[0] op slots[1] op ... op slots[count-1], left to right, count <= 16. Fully unrolled
    and predicated, so that all the loads are in flight together. */
-template <typename T, typename Op>
-__device__ __forceinline__ T warpred__fold_in_order(const T *slots, Op op, int count)
+template <typename T, typename Op> __device__ __forceinline__ T warpred__fold_in_order(const T *slots, Op op, int count)
 {
     T v = slots[0];
 #pragma unroll
@@ -194,7 +191,8 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
     const bool folds = serial ? tid == 0 : tid < nwarps;
     if (Broadcast) {
         if (folds) {
-            v = serial ? warpred__fold_in_order(slots, op, nwarps) : warpred__warp_reduce_prefix<false>(slots[tid], op, nwarps, nwarps);
+            v = serial ? warpred__fold_in_order(slots, op, nwarps)
+                       : warpred__warp_reduce_prefix<false>(slots[tid], op, nwarps, nwarps);
             if (tid == 0) slots[32] = v;
         }
         __syncthreads();
@@ -222,8 +220,7 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
    barrier follows the result's store into the last cell. */
 
 /* a cell per thread, then one for the broadcast result */
-template <typename T, int Cells>
-__device__ __forceinline__ T *warpred__rake_cells(void)
+template <typename T, int Cells> __device__ __forceinline__ T *warpred__rake_cells(void)
 {
     __shared__ alignas(T) unsigned char raw[(Cells + 1) * sizeof(T)];
     return reinterpret_cast<T *>(raw);
@@ -233,7 +230,8 @@ __device__ __forceinline__ T *warpred__rake_cells(void)
 template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warpred__rake_step(Op op, T a, T b)
 {
     if constexpr (Plain) return (void)op, warpred_op_warp<Op, T>::plain(a, b);
-    else return op(a, b);
+    else
+        return op(a, b);
 }
 
 /* r, then c[0], ..., c[m - 1] (m <= B), left to right. */
@@ -276,8 +274,11 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
     T r = v;
     if (tid < 32) {
         const T *column = cells + 32 + tid;
-        if constexpr (W::votes) r = plain ? warpred__rake_column<B, true>(r, column, k, op) : warpred__rake_column<B, false>(r, column, k, op);
-        else r = warpred__rake_column<B, false>(r, column, k, op);
+        if constexpr (W::votes)
+            r = plain ? warpred__rake_column<B, true>(r, column, k, op)
+                      : warpred__rake_column<B, false>(r, column, k, op);
+        else
+            r = warpred__rake_column<B, false>(r, column, k, op);
     }
     /* Reduce: the cells are free once warp 0 has folded them. (A barrier right after the
        loads, before the fold, measured half the rate in a tight loop.) */
@@ -314,7 +315,8 @@ __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int c
     cells[tid] = v;
     bool plain = false;
     if constexpr (W::votes) plain = !__syncthreads_or(tid < counted && W::special(v));
-    else __syncthreads();
+    else
+        __syncthreads();
     if (counted == nthreads && nthreads % 32 == 0) {
         if constexpr (BlockThreads != 0) {
             return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
@@ -346,16 +348,17 @@ __device__ __forceinline__ T warpred__block_reduce_prefix(T v, Op op, int presen
     } else {
         if (present <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted);
         if constexpr (BlockThreads != 0 && BlockThreads <= 32) return v; /* not reached: present <= BlockThreads */
-        else if constexpr (warpred__is_scalar<T>::value) return warpred__block_rake<Broadcast, BlockThreads>(v, op, present, counted);
-        else return warpred__block_fold<Broadcast>(v, op, warpred__block_slots<T>(), present, counted);
+        else if constexpr (warpred__is_scalar<T>::value)
+            return warpred__block_rake<Broadcast, BlockThreads>(v, op, present, counted);
+        else
+            return warpred__block_fold<Broadcast>(v, op, warpred__block_slots<T>(), present, counted);
     }
 }
 
 /* ---- public API ---- */
 
 /* Block result in thread 0 (threadIdx 0,0,0); every thread of the block calls. */
-template <int BlockThreads = 0, typename T, typename Op>
-__device__ __forceinline__ T warpred_block_reduce(T v, Op op)
+template <int BlockThreads = 0, typename T, typename Op> __device__ __forceinline__ T warpred_block_reduce(T v, Op op)
 {
     const int nthreads = warpred__block_size<BlockThreads>();
     return warpred__block_reduce_prefix<false, BlockThreads>(v, op, nthreads, nthreads);

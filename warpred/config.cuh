@@ -25,20 +25,20 @@
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 /* gcc and clang go on after an #error, with pages of unrelated errors; a missing include stops
    them at once, so its name is the message */
-#  include "warpred: these are CUDA device headers: compile with nvcc or NVRTC (host .c/.cpp files: include warpred/grid_scratch.h)"
+#    include "warpred: these are CUDA device headers: compile with nvcc or NVRTC (host .c/.cpp files: include warpred/grid_scratch.h)"
 #endif
 
 #include "version.h"
 
 #ifndef WARPRED_ASSERT
-#  ifndef __CUDACC_RTC__
-#    include <assert.h>
-#  endif
-#  define WARPRED_ASSERT(cond) assert(cond)
+#    ifndef __CUDACC_RTC__
+#        include <assert.h>
+#    endif
+#    define WARPRED_ASSERT(cond) assert(cond)
 #endif
 #if !defined(__CUDACC_RTC__)
-#  include <cuda_fp16.h>
-#  include <cuda_bf16.h>
+#    include <cuda_fp16.h>
+#    include <cuda_bf16.h>
 #endif
 
 #endif /* WARPRED_CONFIG_CUH */

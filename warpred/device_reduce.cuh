@@ -137,9 +137,9 @@
 #include "device_reduce_kernel.cuh"
 
 #ifndef __CUDACC_RTC__
-#include <stddef.h>
-#include <string.h>
-#include <cuda_runtime.h>
+#    include <stddef.h>
+#    include <string.h>
+#    include <cuda_runtime.h>
 
 typedef struct warpred_device_plan {
     warpred_grid_scratch scratch; /* partials: max_blocks values of up to value_bytes each */
@@ -167,7 +167,8 @@ static inline cudaError_t warpred_device_plan_create(warpred_device_plan *plan, 
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (err == cudaSuccess)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, warpred__device_reduce_kernel<float, float, warpred_op_sum, warpred_xf_identity>, WARPRED_DEVICE_THREADS, 0);
+            &per_sm, warpred__device_reduce_kernel<float, float, warpred_op_sum, warpred_xf_identity>,
+            WARPRED_DEVICE_THREADS, 0);
     if (err != cudaSuccess) {
         *why = cudaGetErrorString(err);
         return err;
@@ -228,9 +229,9 @@ static inline unsigned warpred__device_grid(const warpred_device_plan *plan, Ker
    message (*err set). All but the last are compares; the last, cudaGetDevice, is the one
    runtime call besides the launch (a read of the runtime's per-thread state: the current
    device can change between calls, so it cannot be cached). */
-static inline const char *warpred__device_check(const warpred_device_plan *plan, const void *in, size_t n, size_t in_align,
-                                                const void *out, size_t state_bytes, unsigned long long max_count,
-                                                cudaError_t *err)
+static inline const char *warpred__device_check(const warpred_device_plan *plan, const void *in, size_t n,
+                                                size_t in_align, const void *out, size_t state_bytes,
+                                                unsigned long long max_count, cudaError_t *err)
 {
     int device = -1;
     *err = cudaErrorInvalidValue;
@@ -241,9 +242,11 @@ static inline const char *warpred__device_check(const warpred_device_plan *plan,
     if (!in && n > 0) return "warpred_device_reduce: in is NULL and n > 0";
     if ((size_t)in % in_align != 0) return "warpred_device_reduce: in is not aligned to its type (alignof(T))";
     if (state_bytes > plan->value_bytes)
-        return "warpred_device_reduce: the result (or the operation's accumulator) is larger than the plan's value_bytes "
+        return "warpred_device_reduce: the result (or the operation's accumulator) is larger than the plan's "
+               "value_bytes "
                "(create the plan with value_bytes >= its size; 0 means 64)";
-    if (n > max_count) return "warpred_device_reduce: n is larger than the operation's max_count (e.g. warpred_rsum_max_count)";
+    if (n > max_count)
+        return "warpred_device_reduce: n is larger than the operation's max_count (e.g. warpred_rsum_max_count)";
     *err = cudaGetDevice(&device);
     if (*err != cudaSuccess) return cudaGetErrorString(*err);
     if (device != plan->device) {
@@ -255,8 +258,9 @@ static inline const char *warpred__device_check(const warpred_device_plan *plan,
 }
 
 template <typename T, typename R, typename Op, typename F>
-static inline cudaError_t warpred_device_transform_reduce(const warpred_device_plan *plan, const T *in, size_t n, R *out, Op op,
-                                                          F f, cudaStream_t stream = 0, const char **why = NULL)
+static inline cudaError_t warpred_device_transform_reduce(const warpred_device_plan *plan, const T *in, size_t n,
+                                                          R *out, Op op, F f, cudaStream_t stream = 0,
+                                                          const char **why = NULL)
 {
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A; /* what the blocks' partials hold */
@@ -275,11 +279,12 @@ static inline cudaError_t warpred_device_transform_reduce(const warpred_device_p
             void *args[] = {(void *)&out, (void *)&op};
             err = cudaLaunchKernel(warpred__device_identity_kernel<R, Op>, dim3(1), dim3(1), args, 0, stream);
         } else {
-            void (*kernel)(const T *, size_t, warpred_grid_scratch, R *, Op, F) = warpred__device_reduce_kernel<T, R, Op, F>;
+            void (*kernel)(const T *, size_t, warpred_grid_scratch, R *, Op, F) =
+                warpred__device_reduce_kernel<T, R, Op, F>;
             warpred_grid_scratch scratch = plan->scratch;
             void *args[] = {(void *)&in, (void *)&n, (void *)&scratch, (void *)&out, (void *)&op, (void *)&f};
-            err = cudaLaunchKernel(kernel, dim3(warpred__device_grid(plan, kernel, n, sizeof(T))), dim3(WARPRED_DEVICE_THREADS), args,
-                                   0, stream);
+            err = cudaLaunchKernel(kernel, dim3(warpred__device_grid(plan, kernel, n, sizeof(T))),
+                                   dim3(WARPRED_DEVICE_THREADS), args, 0, stream);
         }
         if (err != cudaSuccess) {
             cudaGetLastError(); /* the failed launch also set the runtime's last error: returned here instead */

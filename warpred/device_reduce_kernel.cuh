@@ -17,7 +17,7 @@
 #include "grid_reduce.cuh"
 #include "transforms.cuh"
 #ifndef __CUDACC_RTC__
-#  include <string.h> /* memcpy, which NVRTC has built in */
+#    include <string.h> /* memcpy, which NVRTC has built in */
 #endif
 
 enum {
@@ -26,11 +26,14 @@ enum {
 };
 
 /* Elements of T in one 16-byte load, or 0 when T does not fit a 16-byte load evenly. */
-template <typename T> struct warpred__per_vector { enum { value = 16 % sizeof(T) == 0 ? 16 / sizeof(T) : 0 }; };
+template <typename T> struct warpred__per_vector {
+    enum { value = 16 % sizeof(T) == 0 ? 16 / sizeof(T) : 0 };
+};
 
 /* The K elements of one 16-byte load, the first at index `first`, into the state. */
 template <typename T, typename Acc, typename Op, typename F>
-__device__ __forceinline__ void warpred__device_take_vector(typename Acc::type &acc, uint4 raw, size_t first, Op op, F f)
+__device__ __forceinline__ void warpred__device_take_vector(typename Acc::type &acc, uint4 raw, size_t first, Op op,
+                                                            F f)
 {
     enum { K = warpred__per_vector<T>::value };
     T e[K];
@@ -46,7 +49,8 @@ __device__ __forceinline__ void warpred__device_take_vector(typename Acc::type &
    to the first 16-byte boundary (the head), a grid-stride loop of 16-byte loads with
    WARPRED_DEVICE_LOADS in flight, scalar loads for the rest (the tail). */
 template <typename T, typename Acc, typename Op, typename F>
-__device__ __forceinline__ void warpred__device_thread_vectors(typename Acc::type &acc, const T *__restrict__ in, size_t n, Op op, F f)
+__device__ __forceinline__ void warpred__device_thread_vectors(typename Acc::type &acc, const T *__restrict__ in,
+                                                               size_t n, Op op, F f)
 {
     enum { K = warpred__per_vector<T>::value, U = WARPRED_DEVICE_LOADS };
     const size_t g = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -74,7 +78,8 @@ __device__ __forceinline__ void warpred__device_thread_vectors(typename Acc::typ
 
 /* The same for any other T: one element per load, WARPRED_DEVICE_LOADS in flight. */
 template <typename T, typename Acc, typename Op, typename F>
-__device__ __forceinline__ void warpred__device_thread_elements(typename Acc::type &acc, const T *__restrict__ in, size_t n, Op op, F f)
+__device__ __forceinline__ void warpred__device_thread_elements(typename Acc::type &acc, const T *__restrict__ in,
+                                                                size_t n, Op op, F f)
 {
     enum { U = WARPRED_DEVICE_LOADS };
     const size_t g = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -92,12 +97,13 @@ __device__ __forceinline__ void warpred__device_thread_elements(typename Acc::ty
 
 template <typename T, typename R, typename Op, typename F>
 __global__ void __launch_bounds__(WARPRED_DEVICE_THREADS)
-warpred__device_reduce_kernel(const T *__restrict__ in, size_t n, warpred_grid_scratch scratch, R *out, Op op, F f)
+    warpred__device_reduce_kernel(const T *__restrict__ in, size_t n, warpred_grid_scratch scratch, R *out, Op op, F f)
 {
     typedef warpred_op_accumulator<Op, R> Acc;
     typename Acc::type acc = Acc::start();
     if constexpr (warpred__per_vector<T>::value != 0) warpred__device_thread_vectors<T, Acc>(acc, in, n, op, f);
-    else warpred__device_thread_elements<T, Acc>(acc, in, n, op, f);
+    else
+        warpred__device_thread_elements<T, Acc>(acc, in, n, op, f);
     typename Acc::type total;
     if (warpred__grid_fold<WARPRED_DEVICE_THREADS>(acc, op, scratch, total)) *out = Acc::finish(total);
 }

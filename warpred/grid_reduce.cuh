@@ -148,7 +148,8 @@ template <typename T> struct warpred__in_flight {
 };
 
 template <typename T, typename Op>
-__device__ __forceinline__ T warpred__fold_partials(const T *partials, unsigned n, unsigned first, unsigned stride, Op op)
+__device__ __forceinline__ T warpred__fold_partials(const T *partials, unsigned n, unsigned first, unsigned stride,
+                                                    Op op)
 {
     enum { K = warpred__in_flight<T>::value };
     T x[K];

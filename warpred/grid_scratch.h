@@ -42,17 +42,17 @@
 #include "version.h"
 
 typedef struct warpred_grid_scratch {
-    void *partials;     /* capacity values of the reduced type, device memory */
-    unsigned *counter;  /* two words of device memory: [0] tickets, [1] status; zero before first use */
-    unsigned capacity;  /* how many partials fit: at least the blocks of a launch */
+    void *partials;    /* capacity values of the reduced type, device memory */
+    unsigned *counter; /* two words of device memory: [0] tickets, [1] status; zero before first use */
+    unsigned capacity; /* how many partials fit: at least the blocks of a launch */
 } warpred_grid_scratch;
 
 /* The status word's bits. */
 #define WARPRED_GRID_STATUS_OVERFLOW 1u /* a launch had more blocks than capacity */
 
 #ifndef __CUDACC_RTC__
-#include <stddef.h>
-#include <cuda_runtime_api.h>
+#    include <stddef.h>
+#    include <cuda_runtime_api.h>
 
 /* Bytes of partials for `capacity` blocks of values of `elem_size` bytes. */
 static inline size_t warpred_grid_scratch_bytes(unsigned capacity, size_t elem_size)

@@ -19,15 +19,35 @@
 /* The hardware's min/max: NaN-ignoring (a NaN comes back only when both inputs are NaN, and
    then, for f64, possibly an input's NaN), -0 and +0 unordered. The building block of the
    rules below and of the warp trees' fast path (ops.cuh). */
-__device__ __forceinline__ float warpred__hw_max(float a, float b) { float r; asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
-__device__ __forceinline__ float warpred__hw_min(float a, float b) { float r; asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
-__device__ __forceinline__ double warpred__hw_max(double a, double b) { double r; asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b)); return r; }
-__device__ __forceinline__ double warpred__hw_min(double a, double b) { double r; asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b)); return r; }
+__device__ __forceinline__ float warpred__hw_max(float a, float b)
+{
+    float r;
+    asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+__device__ __forceinline__ float warpred__hw_min(float a, float b)
+{
+    float r;
+    asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+__device__ __forceinline__ double warpred__hw_max(double a, double b)
+{
+    double r;
+    asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+    return r;
+}
+__device__ __forceinline__ double warpred__hw_min(double a, double b)
+{
+    double r;
+    asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+    return r;
+}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED_NO_NAN_MINMAX)
-#  define WARPRED__HAS_NAN_MINMAX 1
+#    define WARPRED__HAS_NAN_MINMAX 1
 #else
-#  define WARPRED__HAS_NAN_MINMAX 0
+#    define WARPRED__HAS_NAN_MINMAX 0
 #endif
 
 /* float/double. On sm_80+ max.NaN/min.NaN (f32) return the canonical NaN when either input is
@@ -38,7 +58,8 @@ template <bool IsMax, bool Num, typename F> __device__ __forceinline__ F warpred
     F r;
     if constexpr (warpred__same<F, float>::value && WARPRED__HAS_NAN_MINMAX && !Num) {
         if (IsMax) asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        else asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        else
+            asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
     } else {
         r = IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
         if ((!Num && (warpred__isnan(a) || warpred__isnan(b))) || warpred__isnan(r)) r = warpred__canonical_nan<F>();
@@ -50,7 +71,8 @@ template <bool IsMax, bool Num, typename F> __device__ __forceinline__ F warpred
 
 /* 16-bit floats convert to float exactly: compare as float and hand back the original 16-bit
    value (or the 16-bit canonical NaN). */
-template <bool IsMax, bool Num, typename H> __device__ __forceinline__ H warpred__ieee_minmax16(H a, H b, float fa, float fb)
+template <bool IsMax, bool Num, typename H>
+__device__ __forceinline__ H warpred__ieee_minmax16(H a, H b, float fa, float fb)
 {
     const float r = warpred__ieee_minmax<IsMax, Num>(fa, fb);
     if (warpred__isnan(r)) return warpred__canonical_nan<H>();
@@ -62,13 +84,15 @@ template <bool IsMax, bool Num, typename T> __device__ __forceinline__ T warpred
 {
     if constexpr (warpred__is_integer<T>::value) return IsMax ? (a < b ? b : a) : (b < a ? b : a);
 #if defined(__CUDA_FP16_TYPES_EXIST__)
-    else if constexpr (warpred__same<T, __half>::value) return warpred__ieee_minmax16<IsMax, Num>(a, b, __half2float(a), __half2float(b));
+    else if constexpr (warpred__same<T, __half>::value)
+        return warpred__ieee_minmax16<IsMax, Num>(a, b, __half2float(a), __half2float(b));
 #endif
 #if defined(__CUDA_BF16_TYPES_EXIST__)
     else if constexpr (warpred__same<T, __nv_bfloat16>::value)
         return warpred__ieee_minmax16<IsMax, Num>(a, b, __bfloat162float(a), __bfloat162float(b));
 #endif
-    else return warpred__ieee_minmax<IsMax, Num>(a, b);
+    else
+        return warpred__ieee_minmax<IsMax, Num>(a, b);
 }
 
 #endif /* WARPRED_IEEE_CUH */

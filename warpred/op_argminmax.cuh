@@ -61,7 +61,8 @@ template <typename T, typename I = int> struct warpred_arg {
     I index;
 };
 
-template <typename T, typename I> __host__ __device__ __forceinline__ warpred_arg<T, I> warpred_make_arg(T value, I index)
+template <typename T, typename I>
+__host__ __device__ __forceinline__ warpred_arg<T, I> warpred_make_arg(T value, I index)
 {
     warpred_arg<T, I> a;
     a.value = value;
@@ -70,7 +71,11 @@ template <typename T, typename I> __host__ __device__ __forceinline__ warpred_ar
 }
 
 template <typename T, typename I> struct warpred_value<warpred_arg<T, I> > {
-    template <typename F> static __device__ __forceinline__ void members(warpred_arg<T, I> &x, F &f) { f(x.value); f(x.index); }
+    template <typename F> static __device__ __forceinline__ void members(warpred_arg<T, I> &x, F &f)
+    {
+        f(x.value);
+        f(x.index);
+    }
 };
 
 template <typename T, typename I> __device__ __forceinline__ void warpred__check_arg_types(void)
@@ -118,8 +123,10 @@ template <bool IsMax, bool Num> struct warpred__op_arg {
     {
         typedef decltype(Arg().value) T;
         Arg e;
-        if constexpr (warpred__is_integer<T>::value || !Num) e.value = IsMax ? warpred__lowest<T>() : warpred__highest<T>();
-        else e.value = warpred__canonical_nan<T>();
+        if constexpr (warpred__is_integer<T>::value || !Num)
+            e.value = IsMax ? warpred__lowest<T>() : warpred__highest<T>();
+        else
+            e.value = warpred__canonical_nan<T>();
         e.index = -1;
         return e;
     }

@@ -46,7 +46,11 @@ template <typename T> struct warpred_extrema {
 
 /* Its members, for the layers that move it. */
 template <typename T> struct warpred_value<warpred_extrema<T> > {
-    template <typename F> static __device__ __forceinline__ void members(warpred_extrema<T> &x, F &f) { f(x.min); f(x.max); }
+    template <typename F> static __device__ __forceinline__ void members(warpred_extrema<T> &x, F &f)
+    {
+        f(x.min);
+        f(x.max);
+    }
 };
 
 template <typename T> __host__ __device__ __forceinline__ warpred_extrema<T> warpred_make_extrema(T x)
@@ -58,13 +62,20 @@ template <typename T> __host__ __device__ __forceinline__ warpred_extrema<T> war
 /* Member min with OpMin, member max with OpMax; combining, the identity and the warp trees'
    fast paths follow from each_member. */
 template <typename OpMin, typename OpMax> struct warpred__op_extrema {
-    template <typename E, typename F> __device__ __forceinline__ void each_member(E &r, const E &a, const E &b, F &f) const
+    template <typename E, typename F>
+    __device__ __forceinline__ void each_member(E &r, const E &a, const E &b, F &f) const
     {
         f(OpMin(), r.min, a.min, b.min);
         f(OpMax(), r.max, a.max, b.max);
     }
-    template <typename E> __device__ __forceinline__ E operator()(E a, E b) const { return warpred__combine_members(*this, a, b); }
-    template <typename E> static __device__ __forceinline__ E identity(void) { return warpred__identity_members<E>(warpred__op_extrema()); }
+    template <typename E> __device__ __forceinline__ E operator()(E a, E b) const
+    {
+        return warpred__combine_members(*this, a, b);
+    }
+    template <typename E> static __device__ __forceinline__ E identity(void)
+    {
+        return warpred__identity_members<E>(warpred__op_extrema());
+    }
 };
 
 struct warpred_op_extrema : warpred__op_extrema<warpred_op_min, warpred_op_max> {};
@@ -72,7 +83,10 @@ struct warpred_op_extrema_num : warpred__op_extrema<warpred_op_min_num, warpred_
 
 /* For warpred_device_transform_reduce: element x becomes {x, x}. */
 struct warpred_xf_extrema {
-    template <typename T> __device__ __forceinline__ warpred_extrema<T> operator()(T x, size_t) const { return warpred_make_extrema(x); }
+    template <typename T> __device__ __forceinline__ warpred_extrema<T> operator()(T x, size_t) const
+    {
+        return warpred_make_extrema(x);
+    }
 };
 
 #endif /* WARPRED_OP_EXTREMA_CUH */

@@ -104,8 +104,7 @@ enum {
 static const unsigned long long warpred_rsum_max_count = (1ull << 34) - (1ull << 17);
 
 template <typename F> struct warpred__rsum_traits {
-    static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value,
-                  "warpred_rsum: float or double");
+    static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value, "warpred_rsum: float or double");
     enum {
         K = warpred__same<F, double>::value ? 4 : 3,
         BIAS = warpred__same<F, double>::value ? 1023 : 127,
@@ -118,9 +117,15 @@ template <typename F> struct warpred__rsum_traits {
 
 /* The F of an accumulator, or of a result type */
 template <typename A> struct warpred__rsum_float {};
-template <> struct warpred__rsum_float<float> { typedef float type; };
-template <> struct warpred__rsum_float<double> { typedef double type; };
-template <typename F> struct warpred__rsum_float<warpred_rsum<F> > { typedef F type; };
+template <> struct warpred__rsum_float<float> {
+    typedef float type;
+};
+template <> struct warpred__rsum_float<double> {
+    typedef double type;
+};
+template <typename F> struct warpred__rsum_float<warpred_rsum<F> > {
+    typedef F type;
+};
 
 template <typename F> struct warpred_value<warpred_rsum<F> > {
     template <typename Fn> static __device__ __forceinline__ void members(warpred_rsum<F> &x, Fn &f)
@@ -154,7 +159,8 @@ template <typename F> __device__ __forceinline__ int warpred__rsum_bin_of(F x)
     typedef warpred__rsum_traits<F> R;
     int e;
     if constexpr (R::K == 4) e = (int)((unsigned long long)__double_as_longlong(x) >> 52) & 0x7ff;
-    else e = (int)(__float_as_uint(x) >> 23) & 0xff;
+    else
+        e = (int)(__float_as_uint(x) >> 23) & 0xff;
     const int b = (e + WARPRED__RSUM_W - 1) / WARPRED__RSUM_W;
     return b > 1 ? b : 1;
 }
@@ -213,8 +219,14 @@ template <typename F> __device__ __forceinline__ void warpred__rsum_lift(warpred
 /* The rare branch: a non-finite value, or one above the accumulator's highest bin. */
 template <typename F> __device__ __forceinline__ void warpred__rsum_widen(warpred_rsum<F> &a, F x)
 {
-    if (!(x == x)) { a.flags |= WARPRED__RSUM_NAN; return; }
-    if (x - x != 0) { a.flags |= x > 0 ? WARPRED__RSUM_POS_INF : WARPRED__RSUM_NEG_INF; return; }
+    if (!(x == x)) {
+        a.flags |= WARPRED__RSUM_NAN;
+        return;
+    }
+    if (x - x != 0) {
+        a.flags |= x > 0 ? WARPRED__RSUM_POS_INF : WARPRED__RSUM_NEG_INF;
+        return;
+    }
     const int up = warpred__rsum_bin_of(x) - a.bin;
     if (up > 0) warpred__rsum_lift(a, up);
     warpred__rsum_deposit(a, (double)x * warpred__rsum_scale<F>(a.bin));
@@ -225,7 +237,8 @@ template <typename F> __device__ __forceinline__ void warpred_rsum_add(warpred_r
     const double r = (double)x * warpred__rsum_scale<F>(a.bin);
     const double fits = warpred__pow2(WARPRED__RSUM_W - 1 + WARPRED__RSUM_TOP);
     if (fabs(r) < fits) warpred__rsum_deposit(a, r);
-    else warpred__rsum_widen(a, x); /* also NaN, which fails every compare */
+    else
+        warpred__rsum_widen(a, x); /* also NaN, which fails every compare */
 }
 
 template <typename F> __device__ __forceinline__ warpred_rsum<F> warpred_make_rsum(F x)
@@ -239,7 +252,8 @@ struct warpred_op_rsum {
     /* Exact fold-by-fold additions after aligning the lower side's bins to the higher side's:
        the result is the same real number in either order, so a op b and b op a have the
        same bits, and so does every grouping. */
-    template <typename F> __device__ __forceinline__ warpred_rsum<F> operator()(warpred_rsum<F> a, warpred_rsum<F> b) const
+    template <typename F>
+    __device__ __forceinline__ warpred_rsum<F> operator()(warpred_rsum<F> a, warpred_rsum<F> b) const
     {
         enum { K = warpred__rsum_traits<F>::K };
         if (a.bin < b.bin) {
@@ -301,7 +315,8 @@ template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
     {
         warpred_rsum_add(a, (typename warpred__rsum_float<R>::type)x);
     }
-    template <int K, typename V> static __device__ __forceinline__ void absorb_batch(const warpred_op_rsum &op, type &a, const V (&x)[K])
+    template <int K, typename V>
+    static __device__ __forceinline__ void absorb_batch(const warpred_op_rsum &op, type &a, const V (&x)[K])
     {
 #pragma unroll
         for (int j = 0; j < K; j++) absorb(op, a, x[j]);
@@ -309,7 +324,8 @@ template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
     static __device__ __forceinline__ R finish(const type &a)
     {
         if constexpr (warpred__same<R, type>::value) return a;
-        else return warpred_rsum_value(a);
+        else
+            return warpred_rsum_value(a);
     }
 };
 

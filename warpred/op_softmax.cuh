@@ -54,12 +54,17 @@ template <typename F> struct warpred_softmax {
 };
 
 template <typename F> struct warpred_value<warpred_softmax<F> > {
-    template <typename Fn> static __device__ __forceinline__ void members(warpred_softmax<F> &x, Fn &f) { f(x.max); f(x.sum); }
+    template <typename Fn> static __device__ __forceinline__ void members(warpred_softmax<F> &x, Fn &f)
+    {
+        f(x.max);
+        f(x.sum);
+    }
 };
 
 template <typename F> __device__ __forceinline__ warpred_softmax<F> warpred_make_softmax(F x)
 {
-    static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value, "warpred_softmax: float or double");
+    static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value,
+                  "warpred_softmax: float or double");
     warpred_softmax<F> p;
     p.max = x;
     p.sum = x == warpred__lowest<F>() ? (F)0 : (F)1;

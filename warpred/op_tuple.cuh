@@ -51,20 +51,44 @@
 
 #include "ops.cuh"
 
-template <typename A, typename B> struct warpred_tuple2 { A v0; B v1; };
-template <typename A, typename B, typename C> struct warpred_tuple3 { A v0; B v1; C v2; };
-template <typename A, typename B, typename C, typename D> struct warpred_tuple4 { A v0; B v1; C v2; D v3; };
+template <typename A, typename B> struct warpred_tuple2 {
+    A v0;
+    B v1;
+};
+template <typename A, typename B, typename C> struct warpred_tuple3 {
+    A v0;
+    B v1;
+    C v2;
+};
+template <typename A, typename B, typename C, typename D> struct warpred_tuple4 {
+    A v0;
+    B v1;
+    C v2;
+    D v3;
+};
 
 template <typename A, typename B> struct warpred_value<warpred_tuple2<A, B> > {
-    template <typename F> static __device__ __forceinline__ void members(warpred_tuple2<A, B> &x, F &f) { f(x.v0); f(x.v1); }
+    template <typename F> static __device__ __forceinline__ void members(warpred_tuple2<A, B> &x, F &f)
+    {
+        f(x.v0);
+        f(x.v1);
+    }
 };
 template <typename A, typename B, typename C> struct warpred_value<warpred_tuple3<A, B, C> > {
-    template <typename F> static __device__ __forceinline__ void members(warpred_tuple3<A, B, C> &x, F &f) { f(x.v0); f(x.v1); f(x.v2); }
+    template <typename F> static __device__ __forceinline__ void members(warpred_tuple3<A, B, C> &x, F &f)
+    {
+        f(x.v0);
+        f(x.v1);
+        f(x.v2);
+    }
 };
 template <typename A, typename B, typename C, typename D> struct warpred_value<warpred_tuple4<A, B, C, D> > {
     template <typename F> static __device__ __forceinline__ void members(warpred_tuple4<A, B, C, D> &x, F &f)
     {
-        f(x.v0); f(x.v1); f(x.v2); f(x.v3);
+        f(x.v0);
+        f(x.v1);
+        f(x.v2);
+        f(x.v3);
     }
 };
 
@@ -91,38 +115,66 @@ __host__ __device__ __forceinline__ warpred_tuple4<A, B, C, D> warpred_make_tupl
 template <typename O0, typename O1> struct warpred_op_tuple2 {
     O0 op0;
     O1 op1;
-    template <typename T, typename F> __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
+    template <typename T, typename F>
+    __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
     {
-        f(op0, r.v0, a.v0, b.v0); f(op1, r.v1, a.v1, b.v1);
+        f(op0, r.v0, a.v0, b.v0);
+        f(op1, r.v1, a.v1, b.v1);
     }
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__combine_members(*this, a, b); }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__identity_members<T>(warpred_op_tuple2()); }
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+    {
+        return warpred__combine_members(*this, a, b);
+    }
+    template <typename T> static __device__ __forceinline__ T identity(void)
+    {
+        return warpred__identity_members<T>(warpred_op_tuple2());
+    }
 };
 template <typename O0, typename O1, typename O2> struct warpred_op_tuple3 {
     O0 op0;
     O1 op1;
     O2 op2;
-    template <typename T, typename F> __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
+    template <typename T, typename F>
+    __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
     {
-        f(op0, r.v0, a.v0, b.v0); f(op1, r.v1, a.v1, b.v1); f(op2, r.v2, a.v2, b.v2);
+        f(op0, r.v0, a.v0, b.v0);
+        f(op1, r.v1, a.v1, b.v1);
+        f(op2, r.v2, a.v2, b.v2);
     }
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__combine_members(*this, a, b); }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__identity_members<T>(warpred_op_tuple3()); }
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+    {
+        return warpred__combine_members(*this, a, b);
+    }
+    template <typename T> static __device__ __forceinline__ T identity(void)
+    {
+        return warpred__identity_members<T>(warpred_op_tuple3());
+    }
 };
 template <typename O0, typename O1, typename O2, typename O3> struct warpred_op_tuple4 {
     O0 op0;
     O1 op1;
     O2 op2;
     O3 op3;
-    template <typename T, typename F> __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
+    template <typename T, typename F>
+    __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
     {
-        f(op0, r.v0, a.v0, b.v0); f(op1, r.v1, a.v1, b.v1); f(op2, r.v2, a.v2, b.v2); f(op3, r.v3, a.v3, b.v3);
+        f(op0, r.v0, a.v0, b.v0);
+        f(op1, r.v1, a.v1, b.v1);
+        f(op2, r.v2, a.v2, b.v2);
+        f(op3, r.v3, a.v3, b.v3);
     }
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return warpred__combine_members(*this, a, b); }
-    template <typename T> static __device__ __forceinline__ T identity(void) { return warpred__identity_members<T>(warpred_op_tuple4()); }
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
+    {
+        return warpred__combine_members(*this, a, b);
+    }
+    template <typename T> static __device__ __forceinline__ T identity(void)
+    {
+        return warpred__identity_members<T>(warpred_op_tuple4());
+    }
 };
 
-template <typename O0, typename O1> __host__ __device__ __forceinline__ warpred_op_tuple2<O0, O1> warpred_make_op_tuple(O0 a, O1 b)
+template <typename O0, typename O1>
+__host__ __device__ __forceinline__ warpred_op_tuple2<O0, O1> warpred_make_op_tuple(O0 a, O1 b)
 {
     warpred_op_tuple2<O0, O1> op = {a, b};
     return op;

@@ -60,12 +60,18 @@ template <typename F> struct warpred_welford {
 };
 
 template <typename F> struct warpred_value<warpred_welford<F> > {
-    template <typename Fn> static __device__ __forceinline__ void members(warpred_welford<F> &x, Fn &f) { f(x.mean); f(x.m2); f(x.count); }
+    template <typename Fn> static __device__ __forceinline__ void members(warpred_welford<F> &x, Fn &f)
+    {
+        f(x.mean);
+        f(x.m2);
+        f(x.count);
+    }
 };
 
 template <typename F> __host__ __device__ __forceinline__ warpred_welford<F> warpred_make_welford(F x)
 {
-    static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value, "warpred_welford: float or double");
+    static_assert(warpred__same<F, float>::value || warpred__same<F, double>::value,
+                  "warpred_welford: float or double");
     warpred_welford<F> w;
     w.mean = x;
     w.m2 = 0;
@@ -74,7 +80,8 @@ template <typename F> __host__ __device__ __forceinline__ warpred_welford<F> war
 }
 
 /* Which summary plays `a` in the merge: a fixed choice, so that the merge is commutative. */
-template <typename F> __device__ __forceinline__ bool warpred__welford_first(const warpred_welford<F> &a, const warpred_welford<F> &b)
+template <typename F>
+__device__ __forceinline__ bool warpred__welford_first(const warpred_welford<F> &a, const warpred_welford<F> &b)
 {
     typedef warpred__float_bits<F> B;
     if (a.count != b.count) return a.count > b.count;
@@ -129,7 +136,8 @@ template <typename F = void> struct warpred_xf_welford {
     template <typename T> __device__ __forceinline__ auto operator()(T x, size_t) const
     {
         if constexpr (warpred__same<F, void>::value) return warpred_make_welford(x);
-        else return warpred_make_welford((F)x);
+        else
+            return warpred_make_welford((F)x);
     }
 };
 

@@ -80,7 +80,9 @@
 
 /* ---- identity ---- */
 
-template <typename Op, typename T, typename = void> struct warpred__has_identity { enum { value = 0 }; };
+template <typename Op, typename T, typename = void> struct warpred__has_identity {
+    enum { value = 0 };
+};
 template <typename Op, typename T>
 struct warpred__has_identity<Op, T, typename warpred__void<decltype(Op::template identity<T>())>::type> {
     enum { value = 1 };
@@ -104,7 +106,8 @@ template <typename Op, typename T> __host__ __device__ constexpr bool warpred__i
 template <typename Op, typename T> __device__ __forceinline__ T warpred__identity(void)
 {
     if constexpr (warpred__identity_ok<Op, T>()) return Op::template identity<T>();
-    else return T();
+    else
+        return T();
 }
 
 /* ---- member by member ---- */
@@ -114,29 +117,35 @@ struct warpred__probe4 {
 };
 
 /* Whether Op combines the compound value T member by member (each_member). */
-template <typename Op, typename T, typename = void> struct warpred__member_wise { enum { value = 0 }; };
+template <typename Op, typename T, typename = void> struct warpred__member_wise {
+    enum { value = 0 };
+};
 template <typename Op, typename T>
-struct warpred__member_wise<Op, T, typename warpred__void<decltype(warpred__declval<const Op &>().each_member(
-                                       warpred__declval<T &>(), warpred__declval<const T &>(), warpred__declval<const T &>(),
-                                       warpred__declval<warpred__probe4 &>()))>::type> {
+struct warpred__member_wise<Op, T,
+                            typename warpred__void<decltype(warpred__declval<const Op &>().each_member(
+                                warpred__declval<T &>(), warpred__declval<const T &>(), warpred__declval<const T &>(),
+                                warpred__declval<warpred__probe4 &>()))>::type> {
     enum { value = !warpred__is_scalar<T>::value };
 };
 
 struct warpred__combine_member {
-    template <typename O, typename M> __device__ __forceinline__ void operator()(const O &op, M &r, const M &a, const M &b) const
+    template <typename O, typename M>
+    __device__ __forceinline__ void operator()(const O &op, M &r, const M &a, const M &b) const
     {
         r = op(a, b);
     }
 };
 struct warpred__identity_member {
-    template <typename O, typename M> __device__ __forceinline__ void operator()(const O &, M &r, const M &, const M &) const
+    template <typename O, typename M>
+    __device__ __forceinline__ void operator()(const O &, M &r, const M &, const M &) const
     {
         r = warpred__identity<O, M>();
     }
 };
 
 /* op(a, b) of a member-wise operation. */
-template <typename Op, typename T> __device__ __forceinline__ T warpred__combine_members(const Op &op, const T &a, const T &b)
+template <typename Op, typename T>
+__device__ __forceinline__ T warpred__combine_members(const Op &op, const T &a, const T &b)
 {
     T r;
     warpred__combine_member f;
@@ -170,18 +179,24 @@ template <typename Self> struct warpred_elementwise {
     template <typename T> __device__ __forceinline__ T operator()(T a, T b) const
     {
         if constexpr (!warpred__value_ok<T>()) return a;
-        else if constexpr (warpred__is_scalar<T>::value) return Self::scalar(a, b);
-        else return warpred__combine_members(static_cast<const Self &>(*this), a, b);
+        else if constexpr (warpred__is_scalar<T>::value)
+            return Self::scalar(a, b);
+        else
+            return warpred__combine_members(static_cast<const Self &>(*this), a, b);
     }
     template <typename T> static __device__ __forceinline__ T identity(void)
     {
         if constexpr (!warpred__value_ok<T>()) return T();
-        else if constexpr (warpred__is_scalar<T>::value) return Self::template scalar_identity<T>();
-        else return warpred__identity_members<T>(Self());
+        else if constexpr (warpred__is_scalar<T>::value)
+            return Self::template scalar_identity<T>();
+        else
+            return warpred__identity_members<T>(Self());
     }
-    template <typename T, typename F> __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
+    template <typename T, typename F>
+    __device__ __forceinline__ void each_member(T &r, const T &a, const T &b, F &f) const
     {
-        warpred__member_op_walker<Self, F> walk = {static_cast<const Self *>(this), (char *)&r, (const char *)&a, (const char *)&b, &f};
+        warpred__member_op_walker<Self, F> walk = {static_cast<const Self *>(this), (char *)&r, (const char *)&a,
+                                                   (const char *)&b, &f};
         warpred_value<T>::members(r, walk);
     }
 };
@@ -191,14 +206,16 @@ template <typename Self> struct warpred_elementwise {
 template <typename Op, typename T, typename = void> struct warpred_op_warp;
 
 struct warpred__step_member {
-    template <typename O, typename M> __device__ __forceinline__ void operator()(const O &op, M &r, const M &a, const M &b) const
+    template <typename O, typename M>
+    __device__ __forceinline__ void operator()(const O &op, M &r, const M &a, const M &b) const
     {
         r = warpred_op_warp<O, M>::step(op, a, b);
     }
 };
 struct warpred__settle_member {
     unsigned segment, counted;
-    template <typename O, typename M> __device__ __forceinline__ void operator()(const O &, M &r, const M &v, const M &) const
+    template <typename O, typename M>
+    __device__ __forceinline__ void operator()(const O &, M &r, const M &v, const M &) const
     {
         r = warpred_op_warp<O, M>::settle(r, v, segment, counted);
     }
@@ -239,7 +256,8 @@ template <typename Op, typename T, typename> struct warpred_op_warp : warpred__d
 template <typename Op, typename R, typename = void> struct warpred_op_accumulator;
 
 struct warpred__start_member {
-    template <typename O, typename M> __device__ __forceinline__ void operator()(const O &, M &r, const M &, const M &) const
+    template <typename O, typename M>
+    __device__ __forceinline__ void operator()(const O &, M &r, const M &, const M &) const
     {
         r = warpred_op_accumulator<O, M>::start();
     }
@@ -260,9 +278,13 @@ template <typename Op, typename R> struct warpred__plain_accumulator {
             return warpred__identity<Op, R>();
         }
     }
-    template <typename V> static __device__ __forceinline__ void absorb(const Op &op, R &acc, const V &v) { acc = op(acc, (R)v); }
+    template <typename V> static __device__ __forceinline__ void absorb(const Op &op, R &acc, const V &v)
+    {
+        acc = op(acc, (R)v);
+    }
     /* ((v0 v1) (v2 v3)) for K = 4: one dependent op per batch on the running state */
-    template <int K, typename V> static __device__ __forceinline__ void absorb_batch(const Op &op, R &acc, const V (&v)[K])
+    template <int K, typename V>
+    static __device__ __forceinline__ void absorb_batch(const Op &op, R &acc, const V (&v)[K])
     {
         R r[K];
 #pragma unroll

@@ -64,20 +64,27 @@ template <typename T> __device__ __forceinline__ T warpred__add(T a, T b)
 {
     if constexpr (warpred__is_integer<T>::value) return (T)((unsigned long long)a + (unsigned long long)b);
 #if defined(__CUDA_FP16_TYPES_EXIST__)
-    else if constexpr (warpred__same<T, __half>::value) return __hadd(a, b);
+    else if constexpr (warpred__same<T, __half>::value)
+        return __hadd(a, b);
 #endif
 #if defined(__CUDA_BF16_TYPES_EXIST__)
-    else if constexpr (warpred__same<T, __nv_bfloat16>::value) return __hadd(a, b);
+    else if constexpr (warpred__same<T, __nv_bfloat16>::value)
+        return __hadd(a, b);
 #endif
-    else return a + b;
+    else
+        return a + b;
 }
 
 /* One message per type, and nothing else compiled for it. */
 template <typename T> struct warpred__require_integer {
-    static_assert(warpred__is_integer<T>::value, "warpred_op_and/or/xor: integer members only (convert floats to their bits first)");
+    static_assert(warpred__is_integer<T>::value,
+                  "warpred_op_and/or/xor: integer members only (convert floats to their bits first)");
     enum { value = warpred__is_integer<T>::value };
 };
-template <typename T> __device__ __forceinline__ constexpr bool warpred__bitwise_ok(void) { return warpred__require_integer<T>::value != 0; }
+template <typename T> __device__ __forceinline__ constexpr bool warpred__bitwise_ok(void)
+{
+    return warpred__require_integer<T>::value != 0;
+}
 
 /* ---- the operations ---- */
 
@@ -86,92 +93,117 @@ struct warpred_op_sum : warpred_elementwise<warpred_op_sum> {
     template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__zero<T>(); }
 };
 struct warpred_op_min : warpred_elementwise<warpred_op_min> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__minmax<false, false>(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
+    {
+        return warpred__minmax<false, false>(a, b);
+    }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__highest<T>(); }
 };
 struct warpred_op_max : warpred_elementwise<warpred_op_max> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__minmax<true, false>(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
+    {
+        return warpred__minmax<true, false>(a, b);
+    }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__lowest<T>(); }
 };
 struct warpred_op_min_num : warpred_elementwise<warpred_op_min_num> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__minmax<false, true>(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
+    {
+        return warpred__minmax<false, true>(a, b);
+    }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
         if constexpr (warpred__is_integer<T>::value) return warpred__highest<T>();
-        else return warpred__canonical_nan<T>();
+        else
+            return warpred__canonical_nan<T>();
     }
 };
 struct warpred_op_max_num : warpred_elementwise<warpred_op_max_num> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__minmax<true, true>(a, b); }
+    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
+    {
+        return warpred__minmax<true, true>(a, b);
+    }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
         if constexpr (warpred__is_integer<T>::value) return warpred__lowest<T>();
-        else return warpred__canonical_nan<T>();
+        else
+            return warpred__canonical_nan<T>();
     }
 };
 struct warpred_op_and : warpred_elementwise<warpred_op_and> {
     template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
     {
         if constexpr (warpred__bitwise_ok<T>()) return (T)(a & b);
-        else return a;
+        else
+            return a;
     }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
-        if constexpr (warpred__bitwise_ok<T>()) return (T)~(T)0;
-        else return T();
+        if constexpr (warpred__bitwise_ok<T>()) return (T) ~(T)0;
+        else
+            return T();
     }
 };
 struct warpred_op_or : warpred_elementwise<warpred_op_or> {
     template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
     {
         if constexpr (warpred__bitwise_ok<T>()) return (T)(a | b);
-        else return a;
+        else
+            return a;
     }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
         if constexpr (warpred__bitwise_ok<T>()) return (T)0;
-        else return T();
+        else
+            return T();
     }
 };
 struct warpred_op_xor : warpred_elementwise<warpred_op_xor> {
     template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
     {
         if constexpr (warpred__bitwise_ok<T>()) return (T)(a ^ b);
-        else return a;
+        else
+            return a;
     }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
         if constexpr (warpred__bitwise_ok<T>()) return (T)0;
-        else return T();
+        else
+            return T();
     }
 };
 
 /* ---- fast path: redux.sync for 32-bit integers over a whole warp ---- */
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARPRED_NO_REDUX)
-#  define WARPRED__HAS_REDUX 1
+#    define WARPRED__HAS_REDUX 1
 #else
-#  define WARPRED__HAS_REDUX 0
+#    define WARPRED__HAS_REDUX 0
 #endif
 
 #if WARPRED__HAS_REDUX
-#define WARPRED__REDUX(OP, T, CALL)                                                                             \
-    template <> struct warpred_op_warp<OP, T> : warpred__default_warp<OP, T> {                                  \
-        enum { hardware = 1 };                                                                                  \
-        static __device__ __forceinline__ T hardware_reduce(unsigned mask, T v) { return (T)CALL(mask, v); }   \
-    };
-#define WARPRED__REDUX_BITS(OP, CALL) \
-    WARPRED__REDUX(OP, int, CALL) WARPRED__REDUX(OP, unsigned, CALL)
-WARPRED__REDUX_BITS(warpred_op_sum, __reduce_add_sync)
-WARPRED__REDUX_BITS(warpred_op_min, __reduce_min_sync)
-WARPRED__REDUX_BITS(warpred_op_max, __reduce_max_sync)
-WARPRED__REDUX_BITS(warpred_op_min_num, __reduce_min_sync)
-WARPRED__REDUX_BITS(warpred_op_max_num, __reduce_max_sync)
-WARPRED__REDUX(warpred_op_and, int, (int)__reduce_and_sync) WARPRED__REDUX(warpred_op_and, unsigned, __reduce_and_sync)
-WARPRED__REDUX(warpred_op_or, int, (int)__reduce_or_sync) WARPRED__REDUX(warpred_op_or, unsigned, __reduce_or_sync)
-WARPRED__REDUX(warpred_op_xor, int, (int)__reduce_xor_sync) WARPRED__REDUX(warpred_op_xor, unsigned, __reduce_xor_sync)
-#undef WARPRED__REDUX_BITS
-#undef WARPRED__REDUX
+#    define WARPRED__REDUX(OP, T, CALL)                                                                          \
+        template <> struct warpred_op_warp<OP, T> : warpred__default_warp<OP, T> {                               \
+            enum { hardware = 1 };                                                                               \
+            static __device__ __forceinline__ T hardware_reduce(unsigned mask, T v) { return (T)CALL(mask, v); } \
+        }
+WARPRED__REDUX(warpred_op_sum, int, __reduce_add_sync);
+WARPRED__REDUX(warpred_op_sum, unsigned, __reduce_add_sync);
+WARPRED__REDUX(warpred_op_min, int, __reduce_min_sync);
+WARPRED__REDUX(warpred_op_min, unsigned, __reduce_min_sync);
+WARPRED__REDUX(warpred_op_max, int, __reduce_max_sync);
+WARPRED__REDUX(warpred_op_max, unsigned, __reduce_max_sync);
+WARPRED__REDUX(warpred_op_min_num, int, __reduce_min_sync);
+WARPRED__REDUX(warpred_op_min_num, unsigned, __reduce_min_sync);
+WARPRED__REDUX(warpred_op_max_num, int, __reduce_max_sync);
+WARPRED__REDUX(warpred_op_max_num, unsigned, __reduce_max_sync);
+WARPRED__REDUX(warpred_op_and, int, (int)__reduce_and_sync);
+WARPRED__REDUX(warpred_op_and, unsigned, __reduce_and_sync);
+WARPRED__REDUX(warpred_op_or, int, (int)__reduce_or_sync);
+WARPRED__REDUX(warpred_op_or, unsigned, __reduce_or_sync);
+WARPRED__REDUX(warpred_op_xor, int, (int)__reduce_xor_sync);
+WARPRED__REDUX(warpred_op_xor, unsigned, __reduce_xor_sync);
+#    undef WARPRED__REDUX
 #endif
 
 /* ---- fast path: float/double min/max ----
@@ -196,14 +228,16 @@ template <bool IsMax, bool Num, typename F> struct warpred__minmax_warp {
     static __device__ __forceinline__ F plain(F a, F b)
     {
         if constexpr (sizeof(F) == 8) return IsMax ? (a < b ? b : a) : (b < a ? b : a);
-        else return IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
+        else
+            return IsMax ? warpred__hw_max(a, b) : warpred__hw_min(a, b);
     }
     /* NaN or a zero in one compare: !(|v| > 0); with -ftz subnormals too (they then take the
        exact path: slower, same result) */
     static __device__ __forceinline__ bool special(F v)
     {
         if constexpr (sizeof(F) == 8) return !(fabs(v) > 0.0);
-        else return !(fabsf(v) > 0.0f);
+        else
+            return !(fabsf(v) > 0.0f);
     }
     static __device__ __forceinline__ typename B::S preferred_zero(void) { return IsMax ? 0 : ~B::magnitude_mask(); }
     /* NaN or a zero of either sign, exactly, in three instructions: |v| - 1 wraps for zeros */
@@ -220,7 +254,8 @@ template <bool IsMax, bool Num, typename F> struct warpred__minmax_warp {
         const bool any_zero = (__ballot_sync(segment, mine && B::bits(v) == preferred_zero()) & segment) != 0;
         const bool several = (counted & (counted - 1)) != 0;
         if (several && ((!Num && any_nan) || warpred__isnan(r))) return warpred__canonical_nan<F>();
-        if ((B::bits(r) & B::magnitude_mask()) == 0 && any_zero) return B::value(preferred_zero()); /* bits: no -ftz surprises */
+        if ((B::bits(r) & B::magnitude_mask()) == 0 && any_zero)
+            return B::value(preferred_zero()); /* bits: no -ftz surprises */
         return r;
     }
 };
@@ -240,7 +275,8 @@ struct warpred_op_accumulator<warpred_op_sum, R, typename warpred__enable_if<war
     : warpred__plain_accumulator<warpred_op_sum, R> {
     static __device__ __forceinline__ R start(void)
     {
-        return warpred__float_bits<R>::value((typename warpred__float_bits<R>::S)~warpred__float_bits<R>::magnitude_mask());
+        return warpred__float_bits<R>::value(
+            (typename warpred__float_bits<R>::S) ~warpred__float_bits<R>::magnitude_mask());
     }
 };
 

@@ -20,33 +20,67 @@
 
 /* ---- small type utilities (no <type_traits> under NVRTC) ---- */
 
-template <typename A, typename B> struct warpred__same { enum { value = 0 }; };
-template <typename A> struct warpred__same<A, A> { enum { value = 1 }; };
-template <typename T> struct warpred__always_false { enum { value = 0 }; };
-template <typename...> struct warpred__void { typedef void type; };
+template <typename A, typename B> struct warpred__same {
+    enum { value = 0 };
+};
+template <typename A> struct warpred__same<A, A> {
+    enum { value = 1 };
+};
+template <typename T> struct warpred__always_false {
+    enum { value = 0 };
+};
+template <typename...> struct warpred__void {
+    typedef void type;
+};
 template <typename T> __host__ __device__ T &&warpred__declval(void); /* only in unevaluated contexts */
 template <bool B, typename T = void> struct warpred__enable_if {};
-template <typename T> struct warpred__enable_if<true, T> { typedef T type; };
+template <typename T> struct warpred__enable_if<true, T> {
+    typedef T type;
+};
 
 /* ---- integers ---- */
 
-template <typename T> struct warpred__is_integer { enum { value = 0 }; };
-template <> struct warpred__is_integer<int> { enum { value = 1 }; };
-template <> struct warpred__is_integer<unsigned> { enum { value = 1 }; };
-template <> struct warpred__is_integer<long> { enum { value = 1 }; };
-template <> struct warpred__is_integer<unsigned long> { enum { value = 1 }; };
-template <> struct warpred__is_integer<long long> { enum { value = 1 }; };
-template <> struct warpred__is_integer<unsigned long long> { enum { value = 1 }; };
+template <typename T> struct warpred__is_integer {
+    enum { value = 0 };
+};
+template <> struct warpred__is_integer<int> {
+    enum { value = 1 };
+};
+template <> struct warpred__is_integer<unsigned> {
+    enum { value = 1 };
+};
+template <> struct warpred__is_integer<long> {
+    enum { value = 1 };
+};
+template <> struct warpred__is_integer<unsigned long> {
+    enum { value = 1 };
+};
+template <> struct warpred__is_integer<long long> {
+    enum { value = 1 };
+};
+template <> struct warpred__is_integer<unsigned long long> {
+    enum { value = 1 };
+};
 
 template <typename S> struct warpred__unsigned_of;
-template <> struct warpred__unsigned_of<short> { typedef unsigned short type; };
-template <> struct warpred__unsigned_of<int> { typedef unsigned type; };
-template <> struct warpred__unsigned_of<long> { typedef unsigned long type; };
-template <> struct warpred__unsigned_of<long long> { typedef unsigned long long type; };
+template <> struct warpred__unsigned_of<short> {
+    typedef unsigned short type;
+};
+template <> struct warpred__unsigned_of<int> {
+    typedef unsigned type;
+};
+template <> struct warpred__unsigned_of<long> {
+    typedef unsigned long type;
+};
+template <> struct warpred__unsigned_of<long long> {
+    typedef unsigned long long type;
+};
 
 /* ---- floating point: a bit-level view; S is the signed integer of the same width ---- */
 
-template <typename F> struct warpred__float_bits { enum { is_float = 0 }; };
+template <typename F> struct warpred__float_bits {
+    enum { is_float = 0 };
+};
 template <> struct warpred__float_bits<float> {
     enum { is_float = 1 };
     typedef int S;
@@ -65,15 +99,15 @@ template <> struct warpred__float_bits<double> {
     static __device__ __forceinline__ S inf(void) { return 0x7ff0000000000000ll; }
     static __device__ __forceinline__ S magnitude_mask(void) { return 0x7fffffffffffffffll; }
 };
-#define WARPRED__FLOAT16_BITS(H, INF, TO_BITS, FROM_BITS)                                          \
-    template <> struct warpred__float_bits<H> {                                                   \
-        enum { is_float = 1 };                                                                    \
-        typedef short S;                                                                          \
-        static __device__ __forceinline__ S bits(H x) { return (S)TO_BITS(x); }                   \
-        static __device__ __forceinline__ H value(S b) { return FROM_BITS((unsigned short)b); }   \
-        static __device__ __forceinline__ S canonical_nan(void) { return 0x7fff; }                \
-        static __device__ __forceinline__ S inf(void) { return INF; }                             \
-        static __device__ __forceinline__ S magnitude_mask(void) { return 0x7fff; }               \
+#define WARPRED__FLOAT16_BITS(H, INF, TO_BITS, FROM_BITS)                                       \
+    template <> struct warpred__float_bits<H> {                                                 \
+        enum { is_float = 1 };                                                                  \
+        typedef short S;                                                                        \
+        static __device__ __forceinline__ S bits(H x) { return (S)TO_BITS(x); }                 \
+        static __device__ __forceinline__ H value(S b) { return FROM_BITS((unsigned short)b); } \
+        static __device__ __forceinline__ S canonical_nan(void) { return 0x7fff; }              \
+        static __device__ __forceinline__ S inf(void) { return INF; }                           \
+        static __device__ __forceinline__ S magnitude_mask(void) { return 0x7fff; }             \
     };
 #if defined(__CUDA_FP16_TYPES_EXIST__)
 WARPRED__FLOAT16_BITS(__half, 0x7c00, __half_as_ushort, __ushort_as_half)
@@ -89,7 +123,7 @@ template <typename T> struct warpred__is_scalar {
 
 template <typename S> __device__ __forceinline__ S warpred__order_key(S bits)
 {
-    const S flip = (S)~((unsigned long long)1 << (sizeof(S) * 8 - 1)); /* every bit but the sign */
+    const S flip = (S) ~((unsigned long long)1 << (sizeof(S) * 8 - 1)); /* every bit but the sign */
     return bits < 0 ? (S)(bits ^ flip) : bits;
 }
 
@@ -115,17 +149,21 @@ template <typename T> __device__ __forceinline__ T warpred__lowest(void)
 {
     if constexpr (warpred__is_integer<T>::value) /* the sign bit alone, or 0 for unsigned types */
         return (T)-1 < (T)0 ? (T)((unsigned long long)1 << (sizeof(T) * 8 - 1)) : (T)0;
-    else return warpred__float_bits<T>::value((typename warpred__float_bits<T>::S)(warpred__float_bits<T>::inf() | ~warpred__float_bits<T>::magnitude_mask()));
+    else
+        return warpred__float_bits<T>::value((typename warpred__float_bits<T>::S)(
+            warpred__float_bits<T>::inf() | ~warpred__float_bits<T>::magnitude_mask()));
 }
 template <typename T> __device__ __forceinline__ T warpred__highest(void)
 {
     if constexpr (warpred__is_integer<T>::value) return (T)~warpred__lowest<T>();
-    else return warpred__float_bits<T>::value(warpred__float_bits<T>::inf());
+    else
+        return warpred__float_bits<T>::value(warpred__float_bits<T>::inf());
 }
 template <typename T> __device__ __forceinline__ T warpred__zero(void)
 {
     if constexpr (warpred__is_integer<T>::value) return (T)0;
-    else return warpred__float_bits<T>::value(0);
+    else
+        return warpred__float_bits<T>::value(0);
 }
 
 #endif /* WARPRED_TYPES_CUH */

@@ -64,14 +64,18 @@ struct warpred__probe {
 };
 
 template <typename T>
-struct warpred_value<T, typename warpred__void<decltype(warpred__declval<T &>().warpred_members(warpred__declval<warpred__probe &>()))>::type> {
+struct warpred_value<T, typename warpred__void<decltype(warpred__declval<T &>().warpred_members(
+                            warpred__declval<warpred__probe &>()))>::type> {
     template <typename F> static __device__ __forceinline__ void members(T &x, F &f) { x.warpred_members(f); }
 };
 
 /* Whether T has members described by warpred_value. */
-template <typename T, typename = void> struct warpred__has_members { enum { value = 0 }; };
+template <typename T, typename = void> struct warpred__has_members {
+    enum { value = 0 };
+};
 template <typename T>
-struct warpred__has_members<T, typename warpred__void<decltype(warpred_value<T>::members(warpred__declval<T &>(), warpred__declval<warpred__probe &>()))>::type> {
+struct warpred__has_members<T, typename warpred__void<decltype(warpred_value<T>::members(
+                                   warpred__declval<T &>(), warpred__declval<warpred__probe &>()))>::type> {
     enum { value = 1 };
 };
 
@@ -82,30 +86,57 @@ template <typename T> struct warpred__is_value {
 /* The one message for a type that is not a value. A class template, instantiated once per type,
    so that the message is printed once however many layers the type went through. */
 template <typename T> struct warpred__require_value {
-    static_assert(warpred__is_value<T>::value,
-                  "warpred: this type is not a reducible value. Scalars: int, unsigned, long, unsigned long, long long, "
-                  "unsigned long long, float, double, __half, __nv_bfloat16 (widen char/short to int). For a struct, "
-                  "describe its members with a warpred_value<T> specialisation or a warpred_members member function "
-                  "(see warpred/value.cuh).");
+    static_assert(
+        warpred__is_value<T>::value,
+        "warpred: this type is not a reducible value. Scalars: int, unsigned, long, unsigned long, long long, "
+        "unsigned long long, float, double, __half, __nv_bfloat16 (widen char/short to int). For a struct, "
+        "describe its members with a warpred_value<T> specialisation or a warpred_members member function "
+        "(see warpred/value.cuh).");
     enum { value = warpred__is_value<T>::value };
 };
 
 /* Every public entry point asks this first and compiles nothing else for a rejected type. */
-template <typename T> __host__ __device__ constexpr bool warpred__value_ok(void) { return warpred__require_value<T>::value != 0; }
+template <typename T> __host__ __device__ constexpr bool warpred__value_ok(void)
+{
+    return warpred__require_value<T>::value != 0;
+}
 
 /* ---- the CUDA vector types ---- */
 
-#define WARPRED__VECTOR2(V) template <> struct warpred_value<V> { template <typename F> static __device__ __forceinline__ void members(V &v, F &f) { f(v.x); f(v.y); } };
-#define WARPRED__VECTOR3(V) template <> struct warpred_value<V> { template <typename F> static __device__ __forceinline__ void members(V &v, F &f) { f(v.x); f(v.y); f(v.z); } };
-#define WARPRED__VECTOR4(V) template <> struct warpred_value<V> { template <typename F> static __device__ __forceinline__ void members(V &v, F &f) { f(v.x); f(v.y); f(v.z); f(v.w); } };
-WARPRED__VECTOR2(int2) WARPRED__VECTOR3(int3) WARPRED__VECTOR4(int4)
-WARPRED__VECTOR2(uint2) WARPRED__VECTOR3(uint3) WARPRED__VECTOR4(uint4)
-WARPRED__VECTOR2(float2) WARPRED__VECTOR3(float3) WARPRED__VECTOR4(float4)
-WARPRED__VECTOR2(long2) WARPRED__VECTOR3(long3)
-WARPRED__VECTOR2(ulong2) WARPRED__VECTOR3(ulong3)
-WARPRED__VECTOR2(longlong2) WARPRED__VECTOR3(longlong3)
-WARPRED__VECTOR2(ulonglong2) WARPRED__VECTOR3(ulonglong3)
-WARPRED__VECTOR2(double2) WARPRED__VECTOR3(double3)
+#define WARPRED__VECTOR2(V)                                                                                  \
+    template <> struct warpred_value<V> {                                                                    \
+        template <typename F> static __device__ __forceinline__ void members(V &v, F &f) { f(v.x), f(v.y); } \
+    }
+#define WARPRED__VECTOR3(V)                                                                                          \
+    template <> struct warpred_value<V> {                                                                            \
+        template <typename F> static __device__ __forceinline__ void members(V &v, F &f) { f(v.x), f(v.y), f(v.z); } \
+    }
+#define WARPRED__VECTOR4(V)                                                              \
+    template <> struct warpred_value<V> {                                                \
+        template <typename F> static __device__ __forceinline__ void members(V &v, F &f) \
+        {                                                                                \
+            f(v.x), f(v.y), f(v.z), f(v.w);                                              \
+        }                                                                                \
+    }
+WARPRED__VECTOR2(int2);
+WARPRED__VECTOR3(int3);
+WARPRED__VECTOR4(int4);
+WARPRED__VECTOR2(uint2);
+WARPRED__VECTOR3(uint3);
+WARPRED__VECTOR4(uint4);
+WARPRED__VECTOR2(float2);
+WARPRED__VECTOR3(float3);
+WARPRED__VECTOR4(float4);
+WARPRED__VECTOR2(long2);
+WARPRED__VECTOR3(long3);
+WARPRED__VECTOR2(ulong2);
+WARPRED__VECTOR3(ulong3);
+WARPRED__VECTOR2(longlong2);
+WARPRED__VECTOR3(longlong3);
+WARPRED__VECTOR2(ulonglong2);
+WARPRED__VECTOR3(ulonglong3);
+WARPRED__VECTOR2(double2);
+WARPRED__VECTOR3(double3);
 #undef WARPRED__VECTOR2
 #undef WARPRED__VECTOR3
 #undef WARPRED__VECTOR4

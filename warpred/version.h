@@ -5,10 +5,10 @@
    unit stop with an #error. Plain C: host .c/.cpp files compile it too.
 */
 #ifndef WARPRED_VERSION
-#  define WARPRED_VERSION_MAJOR 0
-#  define WARPRED_VERSION_MINOR 2
-#  define WARPRED_VERSION_PATCH 0
-#  define WARPRED_VERSION 200
+#    define WARPRED_VERSION_MAJOR 0
+#    define WARPRED_VERSION_MINOR 2
+#    define WARPRED_VERSION_PATCH 0
+#    define WARPRED_VERSION 200
 #elif WARPRED_VERSION != 200
-#  error "warpred: headers of different versions are mixed (this is warpred/version.h 0.2.0)"
+#    error "warpred: headers of different versions are mixed (this is warpred/version.h 0.2.0)"
 #endif

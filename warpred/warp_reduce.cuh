@@ -104,8 +104,7 @@ template <int Width> struct warpred__check_width {
 };
 
 /* Lanes of the calling lane's segment, for the sync masks of the shuffles. */
-template <int Width>
-__device__ __forceinline__ unsigned warpred__segment_mask(void)
+template <int Width> __device__ __forceinline__ unsigned warpred__segment_mask(void)
 {
     if (Width == 32) return 0xffffffffu;
     return (0xffffffffu >> (32 - Width)) << (warpred__lane_id() & ~(unsigned)(Width - 1));
@@ -115,11 +114,14 @@ __device__ __forceinline__ unsigned warpred__segment_mask(void)
 
 enum { WARPRED__SHFL_DOWN, WARPRED__SHFL_XOR, WARPRED__SHFL_IDX };
 
-template <int Kind, typename S> __device__ __forceinline__ S warpred__shfl_scalar(unsigned mask, S v, int arg, int width)
+template <int Kind, typename S>
+__device__ __forceinline__ S warpred__shfl_scalar(unsigned mask, S v, int arg, int width)
 {
     if constexpr (Kind == WARPRED__SHFL_DOWN) return __shfl_down_sync(mask, v, arg, width);
-    else if constexpr (Kind == WARPRED__SHFL_XOR) return __shfl_xor_sync(mask, v, arg, width);
-    else return __shfl_sync(mask, v, arg, width);
+    else if constexpr (Kind == WARPRED__SHFL_XOR)
+        return __shfl_xor_sync(mask, v, arg, width);
+    else
+        return __shfl_sync(mask, v, arg, width);
 }
 
 /* Shuffles one scalar member of a compound value. (A function object, not a lambda: NVRTC
@@ -133,8 +135,7 @@ template <int Kind> struct warpred__shfl_member {
     }
 };
 
-template <int Kind, typename T>
-__device__ __forceinline__ T warpred__shfl(unsigned mask, T v, int arg, int width)
+template <int Kind, typename T> __device__ __forceinline__ T warpred__shfl(unsigned mask, T v, int arg, int width)
 {
     /* all members' shuffles are issued before any is used, so their latencies overlap */
     warpred__shfl_member<Kind> shuffle = {mask, arg, width};
@@ -161,8 +162,7 @@ template <int Width, int Kind> __device__ __forceinline__ int warpred__offset(in
    segment's first lane (lane i accumulates lanes [i, i + 2*offset), which never leaves the
    segment for the first lane; the others hold garbage nobody reads), WARPRED__SHFL_XOR in
    every lane. */
-template <int Width, int Kind, typename T, typename Op>
-__device__ __forceinline__ T warpred__tree(T v, Op op)
+template <int Width, int Kind, typename T, typename Op> __device__ __forceinline__ T warpred__tree(T v, Op op)
 {
     typedef warpred_op_warp<Op, T> W;
     const unsigned mask = warpred__segment_mask<Width>();
@@ -181,7 +181,8 @@ __device__ __forceinline__ T warpred__tree(T v, Op op)
         }
         T r = v;
 #pragma unroll
-        for (int i = 1; i < Width; i <<= 1) r = W::step(op, r, warpred__shfl<Kind>(mask, r, warpred__offset<Width, Kind>(i), Width));
+        for (int i = 1; i < Width; i <<= 1)
+            r = W::step(op, r, warpred__shfl<Kind>(mask, r, warpred__offset<Width, Kind>(i), Width));
         return W::settle(r, v, mask, mask);
     }
 }
@@ -214,28 +215,29 @@ __device__ __forceinline__ T warpred__down_tree_prefix(T v, Op op, int present, 
 template <bool Broadcast, typename T, typename Op>
 __device__ __forceinline__ T warpred__warp_reduce_prefix(T v, Op op, int present, int counted)
 {
-    if (present == 32 && counted == 32) return warpred__tree<32, Broadcast ? WARPRED__SHFL_XOR : WARPRED__SHFL_DOWN>(v, op);
+    if (present == 32 && counted == 32)
+        return warpred__tree < 32, Broadcast ? WARPRED__SHFL_XOR : WARPRED__SHFL_DOWN > (v, op);
     return warpred__down_tree_prefix<Broadcast, 32>(v, op, present, counted);
 }
 
 /* ---- public API ---- */
 
 /* Result in the first lane of each Width-lane segment; every lane of the segment calls. */
-template <int Width = 32, typename T, typename Op>
-__device__ __forceinline__ T warpred_warp_reduce(T v, Op op)
+template <int Width = 32, typename T, typename Op> __device__ __forceinline__ T warpred_warp_reduce(T v, Op op)
 {
     (void)sizeof(warpred__check_width<Width>);
     if constexpr (warpred__value_ok<T>()) return warpred__tree<Width, WARPRED__SHFL_DOWN>(v, op);
-    else return v;
+    else
+        return v;
 }
 
 /* Result in every lane of each Width-lane segment; every lane of the segment calls. */
-template <int Width = 32, typename T, typename Op>
-__device__ __forceinline__ T warpred_warp_allreduce(T v, Op op)
+template <int Width = 32, typename T, typename Op> __device__ __forceinline__ T warpred_warp_allreduce(T v, Op op)
 {
     (void)sizeof(warpred__check_width<Width>);
     if constexpr (warpred__value_ok<T>()) return warpred__tree<Width, WARPRED__SHFL_XOR>(v, op);
-    else return v;
+    else
+        return v;
 }
 
 /* A partial warp: only lanes 0..n-1 call. Result in the first lane of each segment that has a
@@ -246,7 +248,8 @@ __device__ __forceinline__ T warpred_warp_reduce_partial(T v, Op op, int n)
     (void)sizeof(warpred__check_width<Width>);
     WARPRED_ASSERT(n >= 1 && n <= 32 && (int)warpred__lane_id() < n);
     if constexpr (warpred__value_ok<T>()) return warpred__down_tree_prefix<false, Width>(v, op, n, n);
-    else return v;
+    else
+        return v;
 }
 
 /* A partial warp: only lanes 0..n-1 call. Result in every calling lane. (A butterfly cannot
@@ -258,7 +261,8 @@ __device__ __forceinline__ T warpred_warp_allreduce_partial(T v, Op op, int n)
     (void)sizeof(warpred__check_width<Width>);
     WARPRED_ASSERT(n >= 1 && n <= 32 && (int)warpred__lane_id() < n);
     if constexpr (warpred__value_ok<T>()) return warpred__down_tree_prefix<true, Width>(v, op, n, n);
-    else return v;
+    else
+        return v;
 }
 
 #endif /* WARPRED_WARP_REDUCE_CUH */

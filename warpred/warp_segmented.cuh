@@ -59,12 +59,13 @@
 #include "warp_reduce.cuh"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
-#  error "warpred/warp_segmented.cuh needs sm_70 or newer (__match_any_sync)"
+#    error "warpred/warp_segmented.cuh needs sm_70 or newer (__match_any_sync)"
 #endif
 
 template <typename K> __device__ __forceinline__ void warpred__check_key(void)
 {
-    static_assert(warpred__is_integer<K>::value, "warpred: keys must be int, unsigned, long, unsigned long, long long or unsigned long long");
+    static_assert(warpred__is_integer<K>::value,
+                  "warpred: keys must be int, unsigned, long, unsigned long, long long or unsigned long long");
 }
 
 template <typename K> __device__ __forceinline__ unsigned warpred_warp_key_group(K key)
@@ -119,8 +120,7 @@ __device__ __forceinline__ T warpred_warp_allreduce_by_key(T v, K key, Op op)
 
 /* The run of this lane ends before the first head above it. Rising offsets as in the warp
    tree, never reaching past the run's end, leave each run's result in its first lane. */
-template <typename T, typename Op>
-__device__ __forceinline__ T warpred__reduce_runs(T v, Op op, unsigned heads)
+template <typename T, typename Op> __device__ __forceinline__ T warpred__reduce_runs(T v, Op op, unsigned heads)
 {
     const int lane = (int)warpred__lane_id();
     const unsigned above = lane == 31 ? 0u : heads & (0xfffffffeu << lane);
@@ -134,8 +134,7 @@ __device__ __forceinline__ T warpred__reduce_runs(T v, Op op, unsigned heads)
     return r;
 }
 
-template <typename T, typename Op>
-__device__ __forceinline__ T warpred_warp_reduce_by_flags(T v, bool head, Op op)
+template <typename T, typename Op> __device__ __forceinline__ T warpred_warp_reduce_by_flags(T v, bool head, Op op)
 {
     if constexpr (!warpred__value_ok<T>()) {
         return v;
@@ -144,8 +143,7 @@ __device__ __forceinline__ T warpred_warp_reduce_by_flags(T v, bool head, Op op)
     }
 }
 
-template <typename T, typename Op>
-__device__ __forceinline__ T warpred_warp_allreduce_by_flags(T v, bool head, Op op)
+template <typename T, typename Op> __device__ __forceinline__ T warpred_warp_allreduce_by_flags(T v, bool head, Op op)
 {
     if constexpr (!warpred__value_ok<T>()) {
         return v;

@@ -44,10 +44,10 @@ static inline void su_check_failed(cudaError_t err, const char *call, const char
     exit(1);
 }
 
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        const cudaError_t su_err_ = (call);                                                       \
-        if (su_err_ != cudaSuccess) su_check_failed(su_err_, #call, __FILE__, __LINE__);          \
+#define CHECK(call)                                                                      \
+    do {                                                                                 \
+        const cudaError_t su_err_ = (call);                                              \
+        if (su_err_ != cudaSuccess) su_check_failed(su_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
 /* malloc that never returns NULL: without the memory the sample cannot go on. */
@@ -235,9 +235,6 @@ static inline unsigned long long su_lcg_next(unsigned long long *state)
 static inline unsigned su_random(unsigned long long *state) { return (unsigned)(su_lcg_next(state) >> 33); }
 
 /* A pseudo-random double in [0, 1), on the grid of 2^-53. */
-static inline double su_random_unit(unsigned long long *state)
-{
-    return (double)(su_lcg_next(state) >> 11) * 0x1p-53;
-}
+static inline double su_random_unit(unsigned long long *state) { return (double)(su_lcg_next(state) >> 11) * 0x1p-53; }
 
 #endif /* SAMPLE_UTIL_H */

@@ -17,14 +17,14 @@ enum { BLOCK = 1000 }; /* not a multiple of 32: the last warp has 8 threads */
 __global__ void demo(const float *x, float *out)
 {
     const int t = threadIdx.x;
-    const int last_warp_first = BLOCK & ~31;      /* 992 */
-    if (t < 32) {                                 /* warp 0: a full warp */
+    const int last_warp_first = BLOCK & ~31; /* 992 */
+    if (t < 32) {                            /* warp 0: a full warp */
         float warp_sum = warpred_warp_reduce(x[t], warpred_op_sum());
         float warp_max = warpred_warp_allreduce(x[t], warpred_op_max());
         if (t == 0) out[0] = warp_sum;
         out[1 + t] = warp_max;
     }
-    if (t >= last_warp_first) {                   /* the last warp: 8 lanes */
+    if (t >= last_warp_first) { /* the last warp: 8 lanes */
         float tail_sum = warpred_warp_reduce_partial(x[t], warpred_op_sum(), BLOCK - last_warp_first);
         if (t == last_warp_first) out[35] = tail_sum;
     }
@@ -61,7 +61,11 @@ int main(void)
 
     int every_lane = 1;
     for (int l = 0; l < 32; l++) every_lane &= out[1 + l] == warp_max;
-    struct { const char *what; double got, want; int ok; } rows[] = {
+    struct {
+        const char *what;
+        double got, want;
+        int ok;
+    } rows[] = {
         {"warp sum (lane 0)", out[0], warp_sum, out[0] == (float)warp_sum},
         {"warp max (all 32 lanes)", out[1], warp_max, every_lane},
         {"last warp sum (8 lanes)", out[35], tail_sum, out[35] == (float)tail_sum},

@@ -19,13 +19,16 @@ enum { VARIANT_SUM, VARIANT_SUM_DOUBLE, VARIANT_MAX, VARIANT_SQUARES, VARIANTS }
 static const char *const variant_name[] = {"sum (float)", "sum (in double)", "max", "sum of squares (transform)"};
 
 /* One call of a variant; the double results go to d_out_d, the float ones to d_out_f. */
-static void call(int variant, const warpred_device_plan *plan, const float *x, size_t n, float *d_out_f, double *d_out_d)
+static void call(int variant, const warpred_device_plan *plan, const float *x, size_t n, float *d_out_f,
+                 double *d_out_d)
 {
     const char *why = NULL;
     cudaError_t err;
     switch (variant) {
     case VARIANT_SUM: err = warpred_device_sum(plan, x, n, d_out_f, 0, &why); break;
-    case VARIANT_SUM_DOUBLE: err = warpred_device_transform_reduce(plan, x, n, d_out_d, warpred_op_sum(), warpred_xf_to<double>(), 0, &why); break;
+    case VARIANT_SUM_DOUBLE:
+        err = warpred_device_transform_reduce(plan, x, n, d_out_d, warpred_op_sum(), warpred_xf_to<double>(), 0, &why);
+        break;
     case VARIANT_MAX: err = warpred_device_reduce(plan, x, n, d_out_f, warpred_op_max(), 0, &why); break;
     default: err = warpred_device_transform_reduce(plan, x, n, d_out_d, warpred_op_sum(), square_in_double(), 0, &why);
     }
@@ -76,9 +79,11 @@ int main(void)
        double sum is exact (below 2^53 units of 2^-20); the max is one of the inputs; the sum of
        squares rounds each partial sum in double. */
     const size_t threads = (size_t)warpred_device_blocks(&plan, n, sizeof(float)) * WARPRED_DEVICE_THREADS;
-    const double chain = 2 + (double)((n / 4 + threads - 1) / threads) + 8 + (double)(threads / WARPRED_DEVICE_THREADS / 32 + 1) + 8;
+    const double chain =
+        2 + (double)((n / 4 + threads - 1) / threads) + 8 + (double)(threads / WARPRED_DEVICE_THREADS / 32 + 1) + 8;
     const double want[VARIANTS] = {exact_sum, exact_sum, (double)top, (double)squares};
-    const double tol[VARIANTS] = {chain * 0x1p-24, 0, 0, (chain + 1) * 0x1p-53}; /* +1: the reference, rounded to double */
+    const double tol[VARIANTS] = {chain * 0x1p-24, 0, 0,
+                                  (chain + 1) * 0x1p-53}; /* +1: the reference, rounded to double */
     int ok = 1;
     printf("%zu floats in [0, 1), one launch per call, median of 21 calls\n\n", n);
     printf("%-28s %20s %20s %10s %8s %8s  %s\n", "variant", "GPU", "exact", "rel. err", "us", "GB/s", "check");
@@ -96,8 +101,8 @@ int main(void)
         }
         const double rel = fabs(got - want[v]) / want[v];
         const int row_ok = rel <= tol[v];
-        printf("%-28s %20.6f %20.6f %10.2e %8.1f %8.0f  %s\n", variant_name[v], got, want[v], rel, us, n * 4.0 / (us * 1e3),
-               row_ok ? "ok" : "WRONG");
+        printf("%-28s %20.6f %20.6f %10.2e %8.1f %8.0f  %s\n", variant_name[v], got, want[v], rel, us,
+               n * 4.0 / (us * 1e3), row_ok ? "ok" : "WRONG");
         ok &= row_ok;
     }
     /* the double sum rounded once: the correctly rounded float sum */

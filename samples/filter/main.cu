@@ -148,7 +148,7 @@ int main(void)
     const cudaDeviceProp prop = su_require_gpu("filter");
     const int quick = su_quick(), warmups = su_warmups(quick), runs = su_runs(quick);
     const size_t n = quick ? 20011 : ((size_t)1 << 24) - 5; /* at most 2^24: the inputs stay distinct */
-    const float thresholds[] = {0.99f, 0.9f, 0.5f};       /* keep 1%, 10%, 50% */
+    const float thresholds[] = {0.99f, 0.9f, 0.5f};         /* keep 1%, 10%, 50% */
     const int nthresholds = sizeof thresholds / sizeof thresholds[0];
 
     float *h_in = (float *)su_malloc(n * sizeof(float)), *h_out = (float *)su_malloc(n * sizeof(float));

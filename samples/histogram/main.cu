@@ -45,8 +45,7 @@ __global__ void hist_warpred(const unsigned char *px, size_t n, unsigned *hist)
 
 /* ---- counts in per-block shared bins, then one global atomic per non-empty bin per block ---- */
 
-template <bool Aggregate>
-__global__ void hist_block_bins(const unsigned char *px, size_t n, unsigned *hist)
+template <bool Aggregate> __global__ void hist_block_bins(const unsigned char *px, size_t n, unsigned *hist)
 {
     __shared__ unsigned bins[BINS];
     for (int b = threadIdx.x; b < BINS; b += BLOCK) bins[b] = 0;
@@ -54,7 +53,8 @@ __global__ void hist_block_bins(const unsigned char *px, size_t n, unsigned *his
     FOR_EACH_PIXEL(i)
     {
         if (Aggregate) warpred_atomic_inc_agg(&bins[px[i]]);
-        else atomicAdd(&bins[px[i]], 1u);
+        else
+            atomicAdd(&bins[px[i]], 1u);
     }
     __syncthreads();
     for (int b = threadIdx.x; b < BINS; b += BLOCK)
@@ -64,7 +64,10 @@ __global__ void hist_block_bins(const unsigned char *px, size_t n, unsigned *his
 /* ---- weighted: each pixel adds its weight to its bin (64-bit, so that no bin overflows) ---- */
 
 /* A weight of 1..1000 per pixel, from its index. */
-__device__ __forceinline__ unsigned long long weight_of(size_t i) { return 1 + (((unsigned)i * 2654435761u) >> 7) % 1000; }
+__device__ __forceinline__ unsigned long long weight_of(size_t i)
+{
+    return 1 + (((unsigned)i * 2654435761u) >> 7) % 1000;
+}
 
 __global__ void weighted_plain(const unsigned char *px, size_t n, unsigned long long *hist)
 {
@@ -81,8 +84,8 @@ __global__ void weighted_warpred(const unsigned char *px, size_t n, unsigned lon
 typedef struct job {
     const unsigned char *px;
     size_t n;
-    unsigned *hist;                /* counts */
-    unsigned long long *weighted;  /* weighted sums */
+    unsigned *hist;               /* counts */
+    unsigned long long *weighted; /* weighted sums */
     unsigned blocks;
 } job;
 
@@ -153,21 +156,26 @@ static void make_pixels(unsigned char *px, size_t n, int kind)
     for (size_t i = 0; i < n; i++) {
         const unsigned r = su_random(&rng_state);
         if (kind == UNIFORM) px[i] = (unsigned char)(r & 255);
-        else if (kind == SKEWED) px[i] = (r % 100) < 80 ? hot[(r >> 8) & 3] : (unsigned char)((r >> 10) & 255);
-        else px[i] = 42;
+        else if (kind == SKEWED)
+            px[i] = (r % 100) < 80 ? hot[(r >> 8) & 3] : (unsigned char)((r >> 10) & 255);
+        else
+            px[i] = 42;
     }
 }
 
 /* Runs one method once and compares its bins with the CPU's; returns 1 when all 256 match. */
-static int check_method(const method *m, const job *j, const unsigned *want_counts, const unsigned long long *want_weighted)
+static int check_method(const method *m, const job *j, const unsigned *want_counts,
+                        const unsigned long long *want_weighted)
 {
     unsigned counts[BINS];
     unsigned long long sums[BINS];
     if (m->weighted) CHECK(cudaMemset(j->weighted, 0xff, sizeof sums)); /* poison: the run must reset them */
-    else CHECK(cudaMemset(j->hist, 0xff, sizeof counts));
+    else
+        CHECK(cudaMemset(j->hist, 0xff, sizeof counts));
     m->run(j);
     if (m->weighted) CHECK(cudaMemcpy(sums, j->weighted, sizeof sums, cudaMemcpyDeviceToHost));
-    else CHECK(cudaMemcpy(counts, j->hist, sizeof counts, cudaMemcpyDeviceToHost));
+    else
+        CHECK(cudaMemcpy(counts, j->hist, sizeof counts, cudaMemcpyDeviceToHost));
     for (int b = 0; b < BINS; b++) {
         const int same = m->weighted ? sums[b] == want_weighted[b] : counts[b] == want_counts[b];
         if (!same) {

@@ -84,7 +84,8 @@ __device__ __forceinline__ float cross_entropy_terms(const float *logits, const 
     const unsigned lane = threadIdx.x % 32;
     const size_t first = ((size_t)blockIdx.x * BLOCK + threadIdx.x) / 32, warps = (size_t)gridDim.x * WARPS_PER_BLOCK;
     float acc = 0.0f;
-    for (size_t r = first; r < (size_t)rows; r += warps) acc += row_cross_entropy(logits + r * cols, cols, labels[r], lane);
+    for (size_t r = first; r < (size_t)rows; r += warps)
+        acc += row_cross_entropy(logits + r * cols, cols, labels[r], lane);
     return acc;
 }
 
@@ -104,14 +105,14 @@ __global__ void ce_partials(const float *logits, const int *labels, int rows, in
 /* ----------------------------------------- host ----------------------------------------- */
 
 typedef struct problem {
-    size_t n;                /* MSE: number of elements */
-    int rows, cols;          /* CE: batch rows and classes */
-    const float *y, *t;      /* device */
-    const float *logits;     /* device */
-    const int *labels;       /* device */
-    float *partials, *out;   /* device */
+    size_t n;              /* MSE: number of elements */
+    int rows, cols;        /* CE: batch rows and classes */
+    const float *y, *t;    /* device */
+    const float *logits;   /* device */
+    const int *labels;     /* device */
+    float *partials, *out; /* device */
     warpred_grid_scratch scratch;
-    unsigned wave_blocks;    /* blocks resident at once: the grid of every launch is at most this */
+    unsigned wave_blocks; /* blocks resident at once: the grid of every launch is at most this */
 } problem;
 
 static unsigned blocks_for(size_t threads_wanted, unsigned wave_blocks)

@@ -47,7 +47,8 @@ __device__ void max_int_bits(float *p, float v) { atomicMax((int *)p, __float_as
 __device__ void max_sign_trick(float *p, float v)
 {
     if (v >= 0.0f) atomicMax((int *)p, __float_as_int(v));
-    else atomicMin((unsigned *)p, __float_as_uint(v));
+    else
+        atomicMin((unsigned *)p, __float_as_uint(v));
 }
 
 /* 3. A compare-and-swap loop around fmaxf. Orders every number correctly (the loop compares
@@ -129,7 +130,8 @@ template <typename Op, bool Num> __global__ void argmax_slot(const float *x, int
     const arg_t best = warpred_block_reduce<256>(thread_best(x, n, Op()), Op());
     if (threadIdx.x == 0 && best.index >= 0) {
         if (Num) warpred_atomic_argmax_num(slot, best.value, (unsigned)best.index);
-        else warpred_atomic_argmax(slot, best.value, (unsigned)best.index);
+        else
+            warpred_atomic_argmax(slot, best.value, (unsigned)best.index);
     }
 }
 
@@ -147,8 +149,10 @@ static float ieee_maximum(float a, float b)
 static const char *show(float x, char *buf, size_t size)
 {
     if (isnan(x)) snprintf(buf, size, "NaN(%08x)", su_float_bits(x));
-    else if (x == 0.0f) snprintf(buf, size, "%s0", signbit(x) ? "-" : "+");
-    else snprintf(buf, size, "%g", x);
+    else if (x == 0.0f)
+        snprintf(buf, size, "%s0", signbit(x) ? "-" : "+");
+    else
+        snprintf(buf, size, "%g", x);
     return buf;
 }
 
@@ -164,14 +168,10 @@ static int part1_special_cases(void)
 {
     const float nan = su_bits_float(0x7fc00000u), neg_nan = su_bits_float(0xffc00000u);
     const special_case cases[] = {
-        {"negatives", 3, {-3.0f, -1.0f, -2.0f}},
-        {"negative, then -0", 2, {-1.0f, -0.0f}},
-        {"-0, then +0", 2, {-0.0f, 0.0f}},
-        {"+0, then -0", 2, {0.0f, -0.0f}},
-        {"NaN among numbers", 3, {1.0f, nan, 2.0f}},
-        {"-NaN among negatives", 3, {-5.0f, neg_nan, -4.0f}},
-        {"NaN against -inf", 2, {-INFINITY, nan}},
-        {"+inf, positives", 3, {7.0f, INFINITY, 9.0f}},
+        {"negatives", 3, {-3.0f, -1.0f, -2.0f}},     {"negative, then -0", 2, {-1.0f, -0.0f}},
+        {"-0, then +0", 2, {-0.0f, 0.0f}},           {"+0, then -0", 2, {0.0f, -0.0f}},
+        {"NaN among numbers", 3, {1.0f, nan, 2.0f}}, {"-NaN among negatives", 3, {-5.0f, neg_nan, -4.0f}},
+        {"NaN against -inf", 2, {-INFINITY, nan}},   {"+inf, positives", 3, {7.0f, INFINITY, 9.0f}},
     };
     const int ncases = sizeof cases / sizeof cases[0];
     float *d_v, *d_slot;
@@ -249,8 +249,8 @@ static int part1_parallel(size_t n, int warmups, int runs, unsigned blocks)
         const double us = su_timer_median_us(&t);
         const int right = su_float_bits(got) == su_float_bits(want);
         char a[32], b[32];
-        printf("%-14s %14s %14s %12.1f %10.2f%s\n", method_names[m], show(got, a, sizeof a), show(want, b, sizeof b), us,
-               n / (us * 1e3), right ? "" : "  WRONG");
+        printf("%-14s %14s %14s %12.1f %10.2f%s\n", method_names[m], show(got, a, sizeof a), show(want, b, sizeof b),
+               us, n / (us * 1e3), right ? "" : "  WRONG");
         if (m == WARPRED) ok &= right;
     }
     CHECK(cudaFree(d_v));
@@ -289,9 +289,9 @@ typedef struct arg_job {
     int n;
     warpred_grid_scratch scratch;
     warpred_device_plan plan;
-    arg_t *pair;                                /* (a) */
-    unsigned long long *slot;                   /* (b) */
-    warpred_arg<float, long long> *wide_pair;   /* (c) */
+    arg_t *pair;                              /* (a) */
+    unsigned long long *slot;                 /* (b) */
+    warpred_arg<float, long long> *wide_pair; /* (c) */
     unsigned blocks;
 } arg_job;
 
@@ -387,8 +387,7 @@ static int part2_argmax(int n, int warmups, int runs, unsigned blocks)
     }
 
     printf("\nPart 2: argmax of %d floats (negative, with -0, +0 twice, and in the second input two NaNs)\n\n", n);
-    printf("%-12s %-28s %10s %14s %10s %10s  %s\n", "input", "way", "index", "value", "CPU index", "time us",
-           "check");
+    printf("%-12s %-28s %10s %14s %10s %10s  %s\n", "input", "way", "index", "value", "CPU index", "time us", "check");
     int ok = 1;
     for (int with_nan = 0; with_nan < 2; with_nan++) {
         if (with_nan) {
@@ -405,8 +404,8 @@ static int part2_argmax(int n, int warmups, int runs, unsigned blocks)
             arg_ways[w].run(&j);
             arg_ways[w].fetch(&j, &value, &index);
             /* the pair must be the input's: same index, same value (a slot keeps no NaN payload) */
-            const int right = index == want &&
-                              (isnan(h[want]) ? isnan(value) : su_float_bits(value) == su_float_bits(h[want]));
+            const int right =
+                index == want && (isnan(h[want]) ? isnan(value) : su_float_bits(value) == su_float_bits(h[want]));
             ok &= right;
             su_timer t = su_timer_create(warmups, runs);
             while (su_timer_next(&t)) arg_ways[w].run(&j);

@@ -62,24 +62,24 @@ static void die(const char *what)
     exit(1);
 }
 
-#define CUDA_CHECK(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t err_ = (call);                                                                 \
-        if (err_ != cudaSuccess) die_cuda(#call, err_, __FILE__, __LINE__);                        \
+#define CUDA_CHECK(call)                                                    \
+    do {                                                                    \
+        cudaError_t err_ = (call);                                          \
+        if (err_ != cudaSuccess) die_cuda(#call, err_, __FILE__, __LINE__); \
     } while (0)
-#define NCCL_CHECK(call)                                                                           \
-    do {                                                                                           \
-        ncclResult_t res_ = (call);                                                                \
-        if (res_ != ncclSuccess) die_nccl(#call, res_, __FILE__, __LINE__);                        \
+#define NCCL_CHECK(call)                                                    \
+    do {                                                                    \
+        ncclResult_t res_ = (call);                                         \
+        if (res_ != ncclSuccess) die_nccl(#call, res_, __FILE__, __LINE__); \
     } while (0)
 /* a warpred host call that takes `&why` last: its message says what was wrong */
-#define WARPRED_CHECK(call)                                                                        \
-    do {                                                                                           \
-        cudaError_t err_ = (call);                                                                 \
-        if (err_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s: %s:%d: %s\n", g_who, __FILE__, __LINE__, why);                     \
-            die_cuda(#call, err_, __FILE__, __LINE__);                                             \
-        }                                                                                          \
+#define WARPRED_CHECK(call)                                                     \
+    do {                                                                        \
+        cudaError_t err_ = (call);                                              \
+        if (err_ != cudaSuccess) {                                              \
+            fprintf(stderr, "%s: %s:%d: %s\n", g_who, __FILE__, __LINE__, why); \
+            die_cuda(#call, err_, __FILE__, __LINE__);                          \
+        }                                                                       \
     } while (0)
 #define LAUNCH_CHECK() CUDA_CHECK(cudaGetLastError()) /* right after a kernel launch */
 
@@ -93,12 +93,12 @@ enum {
 };
 
 typedef struct options {
-    int procs;        /* 1: one process per GPU */
-    int gpus;         /* 0: every visible GPU */
-    int quick;        /* small sizes, few repetitions */
-    int max_log2;     /* largest per-GPU size of the timing table: 2^max_log2 */
-    unsigned seed;    /* data seed; the same in every process */
-    size_t check_n;   /* elements (over all GPUs) of the correctness check */
+    int procs;      /* 1: one process per GPU */
+    int gpus;       /* 0: every visible GPU */
+    int quick;      /* small sizes, few repetitions */
+    int max_log2;   /* largest per-GPU size of the timing table: 2^max_log2 */
+    unsigned seed;  /* data seed; the same in every process */
+    size_t check_n; /* elements (over all GPUs) of the correctness check */
     int warmups, reps, bit_runs;
 } options;
 
@@ -110,20 +110,20 @@ typedef struct rank_ctx {
     cudaStream_t stream; /* every operation of this rank, in order */
     cudaEvent_t start, stop;
     warpred_device_plan plan;
-    size_t n;                    /* elements of the shard in use */
-    size_t capacity;             /* floats x can hold */
-    float *x;                    /* the float shard */
-    int *xi;                     /* the int shard (correctness check only) */
+    size_t n;        /* elements of the shard in use */
+    size_t capacity; /* floats x can hold */
+    float *x;        /* the float shard */
+    int *xi;         /* the int shard (correctness check only) */
     size_t xi_capacity;
-    float *partial;              /* this GPU's local sum (allreduce path) */
-    float *gathered;             /* nranks floats; [rank] is this GPU's local sum (deterministic path) */
-    float *sum_ar, *sum_det;     /* the combined results */
+    float *partial;          /* this GPU's local sum (allreduce path) */
+    float *gathered;         /* nranks floats; [rank] is this GPU's local sum (deterministic path) */
+    float *sum_ar, *sum_det; /* the combined results */
     long long *partial_ll, *gathered_ll, *sum_ll_ar, *sum_ll_det;
-    unsigned long long *xd;      /* device side of the exchange buffer */
+    unsigned long long *xd; /* device side of the exchange buffer */
     union {
         double d[XCHG_WORDS];
         unsigned long long u[XCHG_WORDS];
-    } xh;                        /* host side of the exchange buffer */
+    } xh; /* host side of the exchange buffer */
 } rank_ctx;
 
 /* ------------------------------------------------------------------ data */
@@ -177,10 +177,10 @@ template <typename T> __global__ void fold_in_rank_order(const T *partials, int 
 }
 
 typedef enum {
-    OP_LOCAL,       /* local sum only */
-    OP_ALLREDUCE,   /* local sum, then ncclAllReduce of the scalars */
-    OP_DETERMINISTIC, /* local sum, then ncclAllGather + fold in rank order */
-    OP_COMBINE_ALLREDUCE,     /* the combines alone (on partials already there) */
+    OP_LOCAL,             /* local sum only */
+    OP_ALLREDUCE,         /* local sum, then ncclAllReduce of the scalars */
+    OP_DETERMINISTIC,     /* local sum, then ncclAllGather + fold in rank order */
+    OP_COMBINE_ALLREDUCE, /* the combines alone (on partials already there) */
     OP_COMBINE_DETERMINISTIC,
 } op_kind;
 
@@ -231,7 +231,7 @@ static void enqueue_int_both_ways(rank_ctx *c, int count)
     for (int i = 0; i < count; i++) {
         CUDA_CHECK(cudaSetDevice(c[i].device));
         WARPRED_CHECK(warpred_device_transform_reduce(&c[i].plan, c[i].xi, c[i].n, c[i].partial_ll, warpred_op_sum(),
-                                            warpred_xf_to<long long>(), c[i].stream, &why));
+                                                      warpred_xf_to<long long>(), c[i].stream, &why));
         CUDA_CHECK(cudaMemcpyAsync(c[i].gathered_ll + c[i].rank, c[i].partial_ll, sizeof(long long),
                                    cudaMemcpyDeviceToDevice, c[i].stream));
     }
@@ -358,8 +358,8 @@ static void *device_alloc(size_t bytes, const char *what)
     void *p = NULL;
     cudaError_t err = cudaMalloc(&p, bytes);
     if (err != cudaSuccess) {
-        fprintf(stderr, "%s: cudaMalloc of %zu bytes for %s failed: %s%s\n", g_who, bytes, what, cudaGetErrorString(err),
-                err == cudaErrorMemoryAllocation ? " (use --max K for smaller shards)" : "");
+        fprintf(stderr, "%s: cudaMalloc of %zu bytes for %s failed: %s%s\n", g_who, bytes, what,
+                cudaGetErrorString(err), err == cudaErrorMemoryAllocation ? " (use --max K for smaller shards)" : "");
         exit(1);
     }
     return p;
@@ -426,8 +426,8 @@ static void rank_destroy(rank_ctx *c, int count)
         if (c[i].solo && c[i].solo != c[i].comm) NCCL_CHECK(ncclCommDestroy(c[i].solo));
         NCCL_CHECK(ncclCommDestroy(c[i].comm));
         CUDA_CHECK(cudaSetDevice(c[i].device));
-        void *bufs[] = {c[i].x, c[i].xi, c[i].partial, c[i].gathered, c[i].sum_ar, c[i].sum_det, c[i].partial_ll,
-                        c[i].gathered_ll, c[i].sum_ll_ar, c[i].sum_ll_det, c[i].xd};
+        void *bufs[] = {c[i].x,          c[i].xi,          c[i].partial,   c[i].gathered,   c[i].sum_ar, c[i].sum_det,
+                        c[i].partial_ll, c[i].gathered_ll, c[i].sum_ll_ar, c[i].sum_ll_det, c[i].xd};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++) CUDA_CHECK(cudaFree(bufs[b]));
         CUDA_CHECK(warpred_device_plan_destroy(&c[i].plan));
         CUDA_CHECK(cudaEventDestroy(c[i].start));
@@ -532,7 +532,8 @@ static int check_phase(rank_ctx *c, int count, const options *opt)
         printf("  float: exact %.6f | ncclAllReduce %.6f (rel. err %.1e) | deterministic %.6f (rel. err %.1e)\n",
                want_f, ar0, relative_error(ar0, want_f), det0, relative_error(det0, want_f));
         printf("  float bits on every GPU: deterministic %s (0x%08x), ncclAllReduce %s (0x%08x)\n",
-               det_same ? "identical" : "DIFFER", su_float_bits(det0), ar_same ? "identical" : "differ", su_float_bits(ar0));
+               det_same ? "identical" : "DIFFER", su_float_bits(det0), ar_same ? "identical" : "differ",
+               su_float_bits(ar0));
         printf("  int:   exact %lld | ncclAllReduce %lld | deterministic %lld  %s\n", want_i, ll_ar0, ll_det0,
                ll_ar0 == want_i && ll_det0 == want_i ? "(exact)" : "WRONG");
         printf("  %s\n\n", all_ok ? "check passed on every GPU" : "CHECK FAILED (see above)");
@@ -565,8 +566,8 @@ static void check_bits(rank_ctx *c, int count, double want, size_row *row, const
             copy_to_host(&ar, c[i].sum_ar, sizeof ar, &c[i]);
             if (run == 0) det_bits[i] = su_float_bits(det);
             stable[i] &= su_float_bits(det) == det_bits[i];
-            value_ok[i] &= fabs(relative_error(det, want)) < FLOAT_TOLERANCE &&
-                           fabs(relative_error(ar, want)) < FLOAT_TOLERANCE;
+            value_ok[i] &=
+                fabs(relative_error(det, want)) < FLOAT_TOLERANCE && fabs(relative_error(ar, want)) < FLOAT_TOLERANCE;
             ar_differs[i] |= su_float_bits(ar) != su_float_bits(det);
         }
     }
@@ -654,7 +655,8 @@ static int table_phase(rank_ctx *c, int count, const options *opt)
     const double c_ar = time_op(c, count, OP_COMBINE_ALLREDUCE, 0, opt);
     const double c_det = time_op(c, count, OP_COMBINE_DETERMINISTIC, 0, opt);
     if (printer) {
-        printf("combine alone on %d GPU%s: ncclAllReduce of one float %.1f us; ncclAllGather + fold in rank order %.1f us\n",
+        printf("combine alone on %d GPU%s: ncclAllReduce of one float %.1f us; ncclAllGather + fold in rank order %.1f "
+               "us\n",
                P, P > 1 ? "s" : "", c_ar, c_det);
         if (any_ar_differs)
             printf("(ar differs: on some GPU or run, ncclAllReduce gave other bits than the deterministic combine)\n");
@@ -826,9 +828,11 @@ static int run_processes(const options *opt, int P)
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
         if (!failed) {
             if (WIFSIGNALED(status))
-                fprintf(stderr, "%s: rank %d died of signal %d; stopping the other ranks\n", g_who, r, WTERMSIG(status));
+                fprintf(stderr, "%s: rank %d died of signal %d; stopping the other ranks\n", g_who, r,
+                        WTERMSIG(status));
             else
-                fprintf(stderr, "%s: rank %d failed (exit %d); stopping the other ranks\n", g_who, r, WEXITSTATUS(status));
+                fprintf(stderr, "%s: rank %d failed (exit %d); stopping the other ranks\n", g_who, r,
+                        WEXITSTATUS(status));
             for (int o = 0; o < P; o++)
                 if (!done[o]) kill(pids[o], SIGTERM);
         }
@@ -865,11 +869,16 @@ static options parse_options(int argc, char **argv, int *mode)
     *mode = MODE_BOTH;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--single")) *mode = MODE_SINGLE;
-        else if (!strcmp(argv[a], "--procs")) *mode = MODE_PROCS;
-        else if (!strcmp(argv[a], "--quick")) o.quick = 1;
-        else if (!strcmp(argv[a], "--gpus") && a + 1 < argc) o.gpus = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--max") && a + 1 < argc) o.max_log2 = atoi(argv[++a]);
-        else usage(argv[0]);
+        else if (!strcmp(argv[a], "--procs"))
+            *mode = MODE_PROCS;
+        else if (!strcmp(argv[a], "--quick"))
+            o.quick = 1;
+        else if (!strcmp(argv[a], "--gpus") && a + 1 < argc)
+            o.gpus = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--max") && a + 1 < argc)
+            o.max_log2 = atoi(argv[++a]);
+        else
+            usage(argv[0]);
     }
     if (o.gpus < 0 || o.gpus > MAX_GPUS || o.max_log2 < 20 || o.max_log2 > 30) usage(argv[0]);
     const char *s = getenv("WARPRED_SEED");

@@ -143,21 +143,31 @@ __global__ void k5_unrolled_last_warp(const float *in, float *out, size_t n)
 
 /* The whole shared-memory tree for a block size known at compile time: every `if (Block >= ..)`
    is decided by the compiler, so the loop, its counter and its branches disappear. */
-template <unsigned Block>
-__device__ __forceinline__ float block_tree_sum(float *s, unsigned t)
+template <unsigned Block> __device__ __forceinline__ float block_tree_sum(float *s, unsigned t)
 {
     static_assert(Block >= 64 && Block <= 1024 && (Block & (Block - 1)) == 0, "Block: a power of two, 64..1024");
-    if (Block >= 1024) { if (t < 512) s[t] += s[t + 512]; __syncthreads(); }
-    if (Block >= 512) { if (t < 256) s[t] += s[t + 256]; __syncthreads(); }
-    if (Block >= 256) { if (t < 128) s[t] += s[t + 128]; __syncthreads(); }
-    if (Block >= 128) { if (t < 64) s[t] += s[t + 64]; __syncthreads(); }
+    if (Block >= 1024) {
+        if (t < 512) s[t] += s[t + 512];
+        __syncthreads();
+    }
+    if (Block >= 512) {
+        if (t < 256) s[t] += s[t + 256];
+        __syncthreads();
+    }
+    if (Block >= 256) {
+        if (t < 128) s[t] += s[t + 128];
+        __syncthreads();
+    }
+    if (Block >= 128) {
+        if (t < 64) s[t] += s[t + 64];
+        __syncthreads();
+    }
     return t < 32 ? warp_tail_sum(s, t) : 0.0f;
 }
 
 /* Kernel 6: complete unrolling with a template block size.
    As kernel 5, with the block size a template argument: the whole tree is straight-line code. */
-template <unsigned Block>
-__global__ void k6_complete_unroll(const float *in, float *out, size_t n)
+template <unsigned Block> __global__ void k6_complete_unroll(const float *in, float *out, size_t n)
 {
     __shared__ float s[Block];
     const unsigned t = threadIdx.x;
@@ -176,8 +186,7 @@ __global__ void k6_complete_unroll(const float *in, float *out, size_t n)
    now paid once per thread for hundreds of elements instead of once per two, and each thread
    keeps loads in flight back to back, which is what saturates memory. Two launches in all:
    this one over the array, then one block over the per-block partials. */
-template <unsigned Block>
-__global__ void k7_many_per_thread(const float *in, float *out, size_t n)
+template <unsigned Block> __global__ void k7_many_per_thread(const float *in, float *out, size_t n)
 {
     __shared__ float s[Block];
     const unsigned t = threadIdx.x;
@@ -202,8 +211,7 @@ __device__ __forceinline__ float warp_shuffle_sum(float v)
     return v; /* the warp's sum in lane 0 */
 }
 
-template <unsigned Block>
-__global__ void k8_warp_shuffle(const float *in, float *out, size_t n)
+template <unsigned Block> __global__ void k8_warp_shuffle(const float *in, float *out, size_t n)
 {
     __shared__ float warp_sums[Block / 32];
     const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
@@ -222,8 +230,7 @@ __global__ void k8_warp_shuffle(const float *in, float *out, size_t n)
    The same structure with the library's block reduction: any block size and shape (partial
    last warps included), any warpred operation, back-to-back calls without a barrier of yours,
    a fixed and reproducible order of float additions. */
-template <unsigned Block>
-__global__ void k9_warpred_block(const float *in, float *out, size_t n)
+template <unsigned Block> __global__ void k9_warpred_block(const float *in, float *out, size_t n)
 {
     float v = 0.0f;
     for (size_t i = (size_t)blockIdx.x * Block + threadIdx.x; i < n; i += (size_t)gridDim.x * Block) v += in[i];
@@ -309,12 +316,27 @@ static void two_pass(kernel_fn kernel, const float *in, size_t n, const workspac
     CHECK(cudaGetLastError());
 }
 
-static void run1(const float *in, size_t n, const workspace *w) { multi_pass(k1_interleaved_divergent, BLOCK, in, n, w); }
-static void run2(const float *in, size_t n, const workspace *w) { multi_pass(k2_interleaved_contiguous, BLOCK, in, n, w); }
+static void run1(const float *in, size_t n, const workspace *w)
+{
+    multi_pass(k1_interleaved_divergent, BLOCK, in, n, w);
+}
+static void run2(const float *in, size_t n, const workspace *w)
+{
+    multi_pass(k2_interleaved_contiguous, BLOCK, in, n, w);
+}
 static void run3(const float *in, size_t n, const workspace *w) { multi_pass(k3_sequential, BLOCK, in, n, w); }
-static void run4(const float *in, size_t n, const workspace *w) { multi_pass(k4_first_add_during_load, 2 * BLOCK, in, n, w); }
-static void run5(const float *in, size_t n, const workspace *w) { multi_pass(k5_unrolled_last_warp, 2 * BLOCK, in, n, w); }
-static void run6(const float *in, size_t n, const workspace *w) { multi_pass(k6_complete_unroll<BLOCK>, 2 * BLOCK, in, n, w); }
+static void run4(const float *in, size_t n, const workspace *w)
+{
+    multi_pass(k4_first_add_during_load, 2 * BLOCK, in, n, w);
+}
+static void run5(const float *in, size_t n, const workspace *w)
+{
+    multi_pass(k5_unrolled_last_warp, 2 * BLOCK, in, n, w);
+}
+static void run6(const float *in, size_t n, const workspace *w)
+{
+    multi_pass(k6_complete_unroll<BLOCK>, 2 * BLOCK, in, n, w);
+}
 static void run7(const float *in, size_t n, const workspace *w) { two_pass(k7_many_per_thread<BLOCK>, in, n, w); }
 static void run8(const float *in, size_t n, const workspace *w) { two_pass(k8_warp_shuffle<BLOCK>, in, n, w); }
 static void run9(const float *in, size_t n, const workspace *w) { two_pass(k9_warpred_block<BLOCK>, in, n, w); }

@@ -168,7 +168,8 @@ static void make_input(int *keys, float *vals, size_t n, int kind)
     for (size_t i = 0; i < n; i++) {
         const unsigned r = su_random(&rng_state);
         if (kind == HOT_KEYS && r % 100 < 60) keys[i] = (int)((r >> 8) % 8 * 509 % NKEYS);
-        else keys[i] = (int)((r >> 8) % NKEYS);
+        else
+            keys[i] = (int)((r >> 8) % NKEYS);
         vals[i] = (float)(su_random(&rng_state) % 3); /* 0, 1 or 2 */
     }
 }

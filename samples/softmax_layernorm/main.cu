@@ -57,7 +57,7 @@ __global__ void softmax_online(const float *x, int cols, float *y)
     const float *row = x + (size_t)blockIdx.x * cols;
     float *out = y + (size_t)blockIdx.x * cols;
     const warpred_op_softmax op = warpred_op_softmax();
-    warpred_softmax<float> p = warpred_op_softmax::identity<warpred_softmax<float> >(); /* {-inf, 0} */
+    warpred_softmax<float> p = warpred_op_softmax::identity<warpred_softmax<float>>(); /* {-inf, 0} */
     for (int c = threadIdx.x; c < cols; c += BLOCK) p = op(p, warpred_make_softmax(row[c]));
     p = warpred_block_allreduce<BLOCK>(p, op);
     const float inv = 1.0f / p.sum;
@@ -92,7 +92,7 @@ __global__ void layernorm_welford(const float *x, int cols, float *y)
     const float *row = x + (size_t)blockIdx.x * cols;
     float *out = y + (size_t)blockIdx.x * cols;
     const warpred_op_welford op = warpred_op_welford();
-    warpred_welford<float> w = warpred_op_welford::identity<warpred_welford<float> >();
+    warpred_welford<float> w = warpred_op_welford::identity<warpred_welford<float>>();
     for (int c = threadIdx.x; c < cols; c += BLOCK) w = op(w, warpred_make_welford(row[c]));
     w = warpred_block_allreduce<BLOCK>(w, op);
     const float mean = warpred_welford_mean(w), rstd = rsqrtf(warpred_welford_var_pop(w) + LN_EPS);
@@ -240,8 +240,8 @@ int main(void)
         }
         make_reference(h_x, rows, cols, &r);
         CHECK(cudaMemcpy(d_x, h_x, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
-        printf("\n%d rows x %d columns\n%-34s %10s %8s %12s  %s\n", rows, cols, "kernel", "time us", "GB/s", "error/bound",
-               "check");
+        printf("\n%d rows x %d columns\n%-34s %10s %8s %12s  %s\n", rows, cols, "kernel", "time us", "GB/s",
+               "error/bound", "check");
         for (int v = 0; v < NVARIANTS; v++) {
             CHECK(cudaMemset(d_y, 0xff, (size_t)rows * cols * sizeof(float))); /* NaN: unwritten outputs fail */
             variants[v].kernel<<<rows, BLOCK>>>(d_x, cols, d_y);
@@ -256,8 +256,8 @@ int main(void)
                 CHECK(cudaGetLastError());
             }
             const double us = su_timer_median_us(&t);
-            printf("%-34s %10.1f %8.0f %12.3f  %s\n", variants[v].name, us, 2.0 * rows * cols * sizeof(float) / (us * 1e3),
-                   worst, right ? "ok" : "WRONG");
+            printf("%-34s %10.1f %8.0f %12.3f  %s\n", variants[v].name, us,
+                   2.0 * rows * cols * sizeof(float) / (us * 1e3), worst, right ? "ok" : "WRONG");
         }
     }
 

@@ -32,16 +32,15 @@
 
 enum { BLOCK = 256 };
 
-template <typename F> using naive_t = warpred_tuple4<F, F, float, float>;              /* sum, sum sq, min, max */
+template <typename F> using naive_t = warpred_tuple4<F, F, float, float>;                 /* sum, sum sq, min, max */
 template <typename F> using welford_t = warpred_tuple3<warpred_welford<F>, float, float>; /* summary, min, max */
 
 /* The naive way: running sums of x and x^2 (and min, max) in F, one tuple per thread, then
    the tuple reduced over the grid. The op's identity starts each thread: (0, 0, +inf, -inf). */
-template <typename F>
-__global__ void stats_naive(const float *x, int n, warpred_grid_scratch scratch, naive_t<F> *out)
+template <typename F> __global__ void stats_naive(const float *x, int n, warpred_grid_scratch scratch, naive_t<F> *out)
 {
     const auto op = warpred_make_op_tuple(warpred_op_sum(), warpred_op_sum(), warpred_op_min(), warpred_op_max());
-    naive_t<F> acc = decltype(op)::template identity<naive_t<F> >();
+    naive_t<F> acc = decltype(op)::template identity<naive_t<F>>();
     for (int i = blockIdx.x * BLOCK + threadIdx.x; i < n; i += gridDim.x * BLOCK) {
         const F v = x[i];
         acc = op(acc, warpred_make_tuple(v, v * v, x[i], x[i]));
@@ -57,7 +56,7 @@ template <typename F>
 __global__ void stats_welford(const float *x, int n, warpred_grid_scratch scratch, welford_t<F> *out)
 {
     const auto op = warpred_make_op_tuple(warpred_op_welford(), warpred_op_min(), warpred_op_max());
-    welford_t<F> acc = decltype(op)::template identity<welford_t<F> >();
+    welford_t<F> acc = decltype(op)::template identity<welford_t<F>>();
     for (int i = blockIdx.x * BLOCK + threadIdx.x; i < n; i += gridDim.x * BLOCK)
         acc = op(acc, warpred_make_tuple(warpred_make_welford((F)x[i]), x[i], x[i]));
     warpred_grid_reduce<BLOCK>(acc, op, scratch, out);
@@ -183,8 +182,8 @@ int main(void)
     j.n = n;
     j.blocks = su_wave_blocks(&prop, BLOCK);
     if (j.blocks > (unsigned)(n + BLOCK - 1) / BLOCK) j.blocks = (unsigned)(n + BLOCK - 1) / BLOCK;
-    const size_t result_bytes = sizeof(welford_t<double>) > sizeof(naive_t<double>) ? sizeof(welford_t<double>)
-                                                                                     : sizeof(naive_t<double>);
+    const size_t result_bytes =
+        sizeof(welford_t<double>) > sizeof(naive_t<double>) ? sizeof(welford_t<double>) : sizeof(naive_t<double>);
     CHECK(cudaMalloc(&d_x, (size_t)n * sizeof(float)));
     CHECK(cudaMalloc(&j.out, result_bytes));
     CHECK(cudaMemcpy(d_x, h, (size_t)n * sizeof(float), cudaMemcpyHostToDevice));
@@ -194,10 +193,10 @@ int main(void)
         return 1;
     }
 
-    printf("one-pass statistics of %d floats = 10000 + uniform(-1, 1) on %s, one launch each, median of %d runs\n\n",
-           n, prop.name, runs);
-    printf("%-30s %10s %16s %14s %10s %10s %10s %9s  %s\n", "method", "count", "mean", "variance", "var error",
-           "min", "max", "time us", "check");
+    printf("one-pass statistics of %d floats = 10000 + uniform(-1, 1) on %s, one launch each, median of %d runs\n\n", n,
+           prop.name, runs);
+    printf("%-30s %10s %16s %14s %10s %10s %10s %9s  %s\n", "method", "count", "mean", "variance", "var error", "min",
+           "max", "time us", "check");
     printf("%-30s %10lld %16.9f %14.9f %10s %10.4f %10.4f %9s\n", "reference (long double, 2 pass)", ref.count,
            ref.mean, ref.var, "", ref.min, ref.max, "");
     int ok = 1;

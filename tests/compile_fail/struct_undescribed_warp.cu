@@ -1,6 +1,8 @@
 // expect: warpred: this type is not a reducible value
 #include <warpred/warp_reduce.cuh>
-struct point { float x, y; };
+struct point {
+    float x, y;
+};
 struct add_points {
     __device__ point operator()(point a, point b) const { return point{a.x + b.x, a.y + b.y}; }
 };

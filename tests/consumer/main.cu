@@ -39,8 +39,7 @@ int main(void)
     unsigned long long *d = NULL, h[BLOCKS + 1];
     warpred_grid_scratch scratch;
     if (consumer_scratch_create(&scratch, BLOCKS)) return 1;
-    if (check(cudaMalloc(&d, sizeof h), "cudaMalloc") || check(cudaMemset(d, 0xff, sizeof h), "cudaMemset"))
-        return 1;
+    if (check(cudaMalloc(&d, sizeof h), "cudaMalloc") || check(cudaMemset(d, 0xff, sizeof h), "cudaMemset")) return 1;
     consumer_sums<<<BLOCKS, BLOCK>>>(n, d, scratch, d + BLOCKS);
     if (check(cudaGetLastError(), "launch") || check(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), "copy"))
         return 1;

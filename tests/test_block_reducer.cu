@@ -1,0 +1,211 @@
+/* warpred_block_reducer (warpred/block_reducer.cuh): every call must give the bits of the
+   stateless warpred_block_reduce / _allreduce / _valid for the same values, block shape and
+   operation (which tests/test_block_reduce.cu checks against host references), through long runs
+   of back-to-back calls with mixed operations, reduce and allreduce mixed, two reducers of one
+   type and reducers of several types alive at once, compile-time and run-time block sizes, partial
+   warps; and int sums against an exact host sum. Racecheck (make sanitize) watches the same runs. */
+#include <warpred/block_reducer.cuh>
+#include <warpred/op_argminmax.cuh>
+#include <warpred/op_welford.cuh>
+#include "wt.h"
+
+/* ---- the manual's snippet: row_sums ---- */
+
+#include "snippets/block_reducer.inc"
+
+enum { CALLS = 1000, KINDS = 4 };
+
+/* Bitwise inequality of two values (no memcmp in device code). */
+template <typename T> __device__ __forceinline__ bool bits_differ(const T &a, const T &b)
+{
+    const unsigned char *p = (const unsigned char *)&a, *q = (const unsigned char *)&b;
+    bool differ = false;
+    for (int i = 0; i < (int)sizeof(T); i++) differ |= p[i] != q[i];
+    return differ;
+}
+
+/* Call i: operation i % KINDS on value x + i; reduce, allreduce or _valid by (i / KINDS) % 3.
+   Thread 0 counts the calls whose bits differ from the stateless call's (allreduce: the last
+   thread too). bad[block] ends as that count. */
+template <int BS, typename R, typename T> __device__ __forceinline__ int one_call(R &r, int i, T x, int valid)
+{
+    const int form = (i / KINDS) % 3;
+    const T v = x + (T)(i % 7);
+    T a, b;
+    switch (i % KINDS) {
+#define WT_FORMS(OP)                                                                        \
+    if (form == 0) a = r.reduce(v, OP), b = warpred_block_reduce<BS>(v, OP);                \
+    else if (form == 1)                                                                     \
+        a = r.allreduce(v, OP), b = warpred_block_allreduce<BS>(v, OP);                     \
+    else                                                                                    \
+        a = r.reduce_valid(v, OP, valid), b = warpred_block_reduce_valid<BS>(v, OP, valid); \
+    break;
+    case 0: WT_FORMS(warpred_op_sum())
+    case 1: WT_FORMS(warpred_op_max())
+    case 2: WT_FORMS(warpred_op_min_num())
+    default: WT_FORMS(warpred_op_sum())
+#undef WT_FORMS
+    }
+    const int tid = warpred__block_thread_rank();
+    const bool holds = tid == 0 || (form == 1 && tid == (int)(blockDim.x * blockDim.y * blockDim.z) - 1);
+    return holds && bits_differ(a, b);
+}
+
+/* Two reducers of one type and one of another, alive at once, called in an uneven pattern. */
+template <int BS> __global__ void k_mixed(const float *xf, const double *xd, int *bad, int valid)
+{
+    WARPRED_BLOCK_REDUCER(first, float, BS);
+    WARPRED_BLOCK_REDUCER(second, float, BS);
+    WARPRED_BLOCK_REDUCER(wide, double, BS);
+    const int g = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + warpred__block_thread_rank();
+    int n = 0;
+    for (int i = 0; i < CALLS; i++) {
+        n += one_call<BS>(first, i, xf[g], valid);
+        if (i % 3 == 0) n += one_call<BS>(second, i + 1, xf[g] * 0.5f, valid);
+        if (i % 5 != 0) n += one_call<BS>(wide, i, xd[g], valid);
+    }
+    if (n) atomicAdd(&bad[blockIdx.x], n);
+}
+
+/* Compound values (warp partials) and exact int sums, back to back. */
+template <int BS> __global__ void k_compound(const float *xf, const int *xi, int *bad, long long *sums)
+{
+    WARPRED_BLOCK_REDUCER(arg, warpred_arg<float>, BS);
+    WARPRED_BLOCK_REDUCER(stats, warpred_welford<float>, BS);
+    WARPRED_BLOCK_REDUCER(count, int, BS);
+    const int tid = warpred__block_thread_rank();
+    const int g = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
+    int n = 0;
+    long long total = 0;
+    for (int i = 0; i < 200; i++) {
+        const warpred_arg<float> p = warpred_make_arg(xf[g] + (float)(i % 3), tid);
+        const warpred_arg<float> a = i % 2 ? arg.allreduce(p, warpred_op_argmax()) : arg.reduce(p, warpred_op_argmax());
+        const warpred_arg<float> b = warpred_block_reduce<BS>(p, warpred_op_argmax());
+        const warpred_welford<float> w = warpred_make_welford(xf[g] * (float)(i + 1));
+        const warpred_welford<float> c = stats.reduce(w, warpred_op_welford());
+        const warpred_welford<float> d = warpred_block_reduce<BS>(w, warpred_op_welford());
+        const int s = count.reduce(xi[g] + i, warpred_op_sum());
+        if (tid == 0) {
+            n += a.index != b.index || bits_differ(a.value, b.value);
+            n += c.count != d.count || bits_differ(c.mean, d.mean) || bits_differ(c.m2, d.m2);
+            total += s;
+        }
+    }
+    if (tid == 0) bad[blockIdx.x] = n, sums[blockIdx.x] = total;
+}
+
+static void run_mixed(const char *shape, dim3 block, void (*kernel)(const float *, const double *, int *, int),
+                      int threads, int valid)
+{
+    enum { BLOCKS = 6 };
+    const int n = BLOCKS * threads;
+    float *hf = (float *)wt_host_alloc(n * sizeof(float));
+    double *hd = (double *)wt_host_alloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        hf[i] = (float)((wt_rand_unit() - 0.5) * pow(2.0, wt_rand_below(30) - 15));
+        hd[i] = (wt_rand_unit() - 0.5) * pow(2.0, wt_rand_below(60) - 30);
+        if (wt_rand_below(500) == 0) hf[i] = wt_rand_below(2) ? -0.0f : nanf("");
+    }
+    float *df = (float *)wt_dev_alloc(n * sizeof(float));
+    double *dd = (double *)wt_dev_alloc(n * sizeof(double));
+    int *bad = (int *)wt_dev_alloc(BLOCKS * sizeof(int));
+    wt_to_dev(df, hf, n * sizeof(float));
+    wt_to_dev(dd, hd, n * sizeof(double));
+    WT_CUDA(cudaMemset(bad, 0, BLOCKS * sizeof(int)));
+    kernel<<<BLOCKS, block>>>(df, dd, bad, valid);
+    WT_LAUNCHED();
+    int got[BLOCKS];
+    wt_to_host(got, bad, sizeof got);
+    for (int b = 0; b < BLOCKS; b++)
+        if (got[b])
+            fail_msg("%s: %d of the reducer calls in block %d differ from the stateless call's bits", shape, got[b], b);
+}
+
+static void test_mixed_calls_compile_time_sizes(void **state)
+{
+    WT_NEED_GPU(state);
+    run_mixed("<96>", dim3(96), k_mixed<96>, 96, 40);
+    run_mixed("<256>", dim3(256), k_mixed<256>, 256, 255);
+    run_mixed("<1000>", dim3(1000), k_mixed<1000>, 1000, 17);
+    run_mixed("<32>", dim3(32), k_mixed<32>, 32, 5);
+}
+
+static void test_mixed_calls_run_time_sizes(void **state)
+{
+    WT_NEED_GPU(state);
+    run_mixed("run time, 64", dim3(64), k_mixed<0>, 64, 64);
+    run_mixed("run time, 160", dim3(160), k_mixed<0>, 160, 100);
+    run_mixed("run time, 257", dim3(257), k_mixed<0>, 257, 31);
+    run_mixed("run time, 512", dim3(512), k_mixed<0>, 512, 300);
+    run_mixed("run time, 7x5x3", dim3(7, 5, 3), k_mixed<0>, 105, 50);
+    run_mixed("run time, 20", dim3(20), k_mixed<0>, 20, 3);
+}
+
+static void run_compound(const char *shape, void (*kernel)(const float *, const int *, int *, long long *), int threads)
+{
+    enum { BLOCKS = 4 };
+    const int n = BLOCKS * threads;
+    float *hf = (float *)wt_host_alloc(n * sizeof(float));
+    int *hi = (int *)wt_host_alloc(n * sizeof(int));
+    for (int i = 0; i < n; i++) hf[i] = (float)wt_rand_below(1000) * 0.125f, hi[i] = (int)wt_rand32();
+    float *df = (float *)wt_dev_alloc(n * sizeof(float));
+    int *di = (int *)wt_dev_alloc(n * sizeof(int)), *bad = (int *)wt_dev_alloc(BLOCKS * sizeof(int));
+    long long *sums = (long long *)wt_dev_alloc(BLOCKS * sizeof(long long));
+    wt_to_dev(df, hf, n * sizeof(float));
+    wt_to_dev(di, hi, n * sizeof(int));
+    kernel<<<BLOCKS, threads>>>(df, di, bad, sums);
+    WT_LAUNCHED();
+    int got[BLOCKS];
+    long long s[BLOCKS];
+    wt_to_host(got, bad, sizeof got);
+    wt_to_host(s, sums, sizeof s);
+    for (int b = 0; b < BLOCKS; b++) {
+        if (got[b])
+            fail_msg("%s: %d compound reducer calls in block %d differ from the stateless call's bits", shape, got[b],
+                     b);
+        long long want = 0;
+        for (int i = 0; i < 200; i++) {
+            unsigned sum = 0; /* the int sum wraps, as warpred_op_sum does */
+            for (int t = 0; t < threads; t++) sum += (unsigned)hi[b * threads + t] + (unsigned)i;
+            want += (int)sum;
+        }
+        if (s[b] != want) fail_msg("%s: block %d's int sums add to %lld, expected %lld", shape, b, s[b], want);
+    }
+}
+
+static void test_compound_values_and_int_sums(void **state)
+{
+    WT_NEED_GPU(state);
+    run_compound("<544>", k_compound<544>, 544);
+    run_compound("run time, 1000", k_compound<0>, 1000);
+    run_compound("run time, 96", k_compound<0>, 96);
+}
+
+static void test_doc_snippet(void **state)
+{
+    WT_NEED_GPU(state);
+    enum { ROWS = 37, COLS = 1001 };
+    float *h = (float *)wt_host_alloc(ROWS * COLS * sizeof(float));
+    for (int r = 0; r < ROWS; r++)
+        for (int c = 0; c < COLS; c++) h[r * COLS + c] = (float)(c + 1);
+    float *x = (float *)wt_dev_alloc(ROWS * COLS * sizeof(float)), *out = (float *)wt_dev_alloc(ROWS * sizeof(float));
+    wt_to_dev(x, h, ROWS * COLS * sizeof(float));
+    row_sums<<<5, 256>>>(x, ROWS, COLS, out);
+    WT_LAUNCHED();
+    float got[ROWS];
+    wt_to_host(got, out, sizeof got);
+    for (int r = 0; r < ROWS; r++)
+        if (got[r] != (float)(COLS * (COLS + 1) / 2))
+            fail_msg("snippet row %d: %g, expected %d", r, got[r], COLS * (COLS + 1) / 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        WT_TEST(test_doc_snippet),
+        WT_TEST(test_mixed_calls_compile_time_sizes),
+        WT_TEST(test_mixed_calls_run_time_sizes),
+        WT_TEST(test_compound_values_and_int_sums),
+    };
+    return cmocka_run_group_tests(tests, wt_group_setup, NULL);
+}

@@ -1,0 +1,232 @@
+/* warpred/block_reducer.cuh - block reductions in a loop, one barrier each.      MIT licensed.
+
+   warpred_block_reduce owns its shared memory, so it passes two barriers per call: the next
+   call must not store into cells this call is still reading. A reducer owns two sets of cells
+   and alternates between them (which set is next is a register of every thread), so each call
+   passes one barrier: what cub::BlockReduce costs with two TempStorage objects used in turn,
+   without declaring them.
+
+     WARPRED_BLOCK_REDUCER(name, T, BlockThreads);   declares the reducer `name` for values of T
+                                                     and its shared memory; BlockThreads: the
+                                                     block size, or 0 to read it at run time
+     name.reduce(v, op)              the block's result in thread 0
+     name.allreduce(v, op)           the block's result in every thread
+     name.reduce_valid(v, op, n)     only threads 0..n-1's values count; result in thread 0
+     name.allreduce_valid(v, op, n)  the same, result in every thread
+
+   USAGE
+       #include <warpred/block_reducer.cuh>
+
+       __global__ void row_sums(const float *x, int rows, int cols, float *out)   // blocks of 256
+       {
+           WARPRED_BLOCK_REDUCER(sum, float, 256);              // once, before the loop
+           for (int row = blockIdx.x; row < rows; row += gridDim.x) {
+               float s = 0.0f;
+               for (int c = threadIdx.x; c < cols; c += 256) s += x[(size_t)row * cols + c];
+               s = sum.reduce(s, warpred_op_sum());
+               if (threadIdx.x == 0) out[row] = s;
+           }
+       }
+       // rows of {1, 2, ..., cols}: out[row] = cols * (cols + 1) / 2
+
+   (This snippet is compiled and checked in tests/test_block_reducer.cu.)
+
+   WHICH FORM TO CALL
+     one reduction in a kernel             warpred_block_reduce<BlockThreads>(v, op): nothing to
+                                           declare; two barriers
+     a loop of reductions (a row per block  a reducer declared before the loop: one barrier per
+       in turn, iterations of a solver)    call
+     several values reduced together       one call on a tuple (op_tuple.cuh): one barrier pair
+                                           for all of them
+     reducers of several types alive at   one WARPRED_BLOCK_REDUCER each: each declares its own
+       once, or of one type in two loops   memory, so they never share cells
+   The compile-time block size is the faster form of both (and needs less shared memory).
+
+   SEMANTICS  Operations and values as warpred_block_reduce (block_reduce.cuh), with the same
+   ORDER: every call gives the bits warpred_block_reduce gives for the same values, block shape
+   and operation, and reduce and allreduce give the same bits.
+
+   PRECONDITIONS
+     - Declare the reducer where every thread of the block passes, and before the loop, not in
+       it: a reducer declared anew starts over on its first set of cells, right after the last
+       call may have used that set.
+     - Every thread of the block makes every call, in the same order (the sets alternate per
+       call). Without NDEBUG the barrier also counts the threads on each set and an assert fires
+       when they disagree (one more barrier operand; NDEBUG, or WARPRED_BLOCK_REDUCER_CHECK 0,
+       turns the check off).
+     - BlockThreads, when not 0, equals the block size; a run-time size is at most
+       WARPRED_BLOCK_MAX_THREADS (both checked with assert).
+
+   SHARED MEMORY  Scalars: 2 * N * sizeof(T), N the compile-time size or
+   WARPRED_BLOCK_MAX_THREADS (2 KB for float and <256>). Compound values: 64 * sizeof(T).
+
+   COST  Per call one barrier (a __syncthreads_or for float/double min/max, which also asks
+   whether any value is a NaN or a zero); otherwise as warpred_block_reduce: warp 0 folds the
+   cells' columns and runs one shuffle tree. allreduce: every warp folds the columns itself
+   (the same operations in the same order, so the same bits) instead of waiting on a second
+   barrier for warp 0's result. The thread's rank, the block size and its column lengths are
+   read once, when the reducer is declared. Figures: docs/BENCHMARKS.md (bench_block).
+
+   This header needs block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base beside it.
+*/
+#ifndef WARPRED_BLOCK_REDUCER_CUH
+#define WARPRED_BLOCK_REDUCER_CUH
+
+#include "block_reduce.cuh"
+
+#ifndef WARPRED_BLOCK_REDUCER_CHECK
+#    ifdef NDEBUG
+#        define WARPRED_BLOCK_REDUCER_CHECK 0
+#    else
+#        define WARPRED_BLOCK_REDUCER_CHECK 1
+#    endif
+#endif
+
+/* Two sets of cells: a cell per thread for scalars (the raking fold), a slot per warp for
+   compound values (the warp-partials fold). Raw bytes, so that types with constructors fit. */
+template <typename T, int BlockThreads> struct warpred_block_storage {
+    static_assert(BlockThreads >= 0 && BlockThreads <= 1024, "warpred: BlockThreads must be 0 (run time) or 1..1024");
+    enum {
+        threads = BlockThreads != 0 ? BlockThreads : WARPRED_BLOCK_MAX_THREADS,
+        cells = warpred__is_scalar<T>::value ? threads : 32
+    };
+    alignas(T) unsigned char raw[2 * cells * sizeof(T)];
+};
+
+#define WARPRED_BLOCK_REDUCER(name, T, BlockThreads)                          \
+    __shared__ warpred_block_storage<T, BlockThreads> name##_warpred_storage; \
+    warpred_block_reducer<T, BlockThreads> name(name##_warpred_storage)
+
+template <typename T, int BlockThreads = 0> class warpred_block_reducer {
+    typedef warpred_block_storage<T, BlockThreads> storage;
+    T *set_;    /* the set the next call uses */
+    int other_; /* from it to the other set, in cells: +cells or -cells */
+    int tid_, nthreads_;
+    int column_; /* scalars, whole warps: the cells lane (tid & 31) of warp 0 folds after its own */
+
+    /* The call's one barrier; with the check, also whether every thread is on this set. */
+    __device__ __forceinline__ bool barrier_or(bool pred)
+    {
+#if WARPRED_BLOCK_REDUCER_CHECK
+        const int here = __syncthreads_count(other_ > 0);
+        WARPRED_ASSERT(here == 0 || here == nthreads_); /* every thread makes every call */
+#endif
+        return __syncthreads_or(pred) != 0;
+    }
+    __device__ __forceinline__ void barrier(void)
+    {
+#if WARPRED_BLOCK_REDUCER_CHECK
+        const int here = __syncthreads_count(other_ > 0);
+        WARPRED_ASSERT(here == 0 || here == nthreads_);
+#else
+        __syncthreads();
+#endif
+    }
+    __device__ __forceinline__ void flip(void)
+    {
+        set_ += other_;
+        other_ = -other_;
+    }
+
+    /* Scalars: every thread stores its value, one barrier, then warp 0 (Broadcast: every warp,
+       starting from warp 0's lane values in the cells) folds the columns and runs the tree. */
+    template <bool Broadcast, int K, typename Op> __device__ __forceinline__ T rake(T v, Op op, int counted)
+    {
+        typedef warpred_op_warp<Op, T> W;
+        enum { B = sizeof(T) <= 4 || BlockThreads != 0 ? 8 : 4 }; /* loads in flight (block_reduce.cuh) */
+        T *cells = set_;
+        cells[tid_] = v;
+        bool plain = false;
+        if constexpr (W::votes) plain = !barrier_or(tid_ < counted && W::special(v));
+        else
+            barrier();
+        flip();
+        T r = v;
+        if (Broadcast || tid_ < 32) {
+            const int lane = tid_ & 31;
+            if (Broadcast && tid_ >= 32) r = cells[lane];
+            const int k = K >= 0                 ? K
+                          : counted == nthreads_ ? column_
+                                                 : (lane < counted ? (counted - 1 - lane) >> 5 : 0);
+            const T *column = cells + 32 + lane;
+            if constexpr (W::votes)
+                r = plain ? warpred__rake_column<B, true>(r, column, k, op)
+                          : warpred__rake_column<B, false>(r, column, k, op);
+            else
+                r = warpred__rake_column<B, false>(r, column, k, op);
+            r = warpred__warp_reduce_prefix<false>(r, op, 32, counted < 32 ? counted : 32);
+            if constexpr (Broadcast) r = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 0, 32);
+        }
+        return r;
+    }
+
+    /* Compound values: each warp's tree, one barrier, then the warp results folded as
+       block_reduce.cuh folds them, by warp 0 (Broadcast: by every warp). */
+    template <bool Broadcast, typename Op> __device__ __forceinline__ T fold(T v, Op op, int counted)
+    {
+        T *slots = set_;
+        const int warp_first = tid_ & ~31, in_warp = counted - warp_first;
+        if (in_warp > 0) {
+            const int present = nthreads_ - warp_first;
+            v = warpred__warp_reduce_prefix<false>(v, op, present < 32 ? present : 32, in_warp < 32 ? in_warp : 32);
+            if ((tid_ & 31) == 0) slots[tid_ >> 5] = v;
+        }
+        barrier();
+        flip();
+        const int nwarps = (counted + 31) >> 5;
+        T r = v;
+        if (Broadcast || tid_ < 32) {
+            if (warpred__member_wise<Op, T>::value && nwarps <= 16) {
+                r = warpred__fold_in_order(slots, op, nwarps);
+            } else {
+                r = slots[(tid_ & 31) < nwarps ? (tid_ & 31) : 0];
+                r = warpred__warp_reduce_prefix<false>(r, op, 32, nwarps);
+                if constexpr (Broadcast) r = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 0, 32);
+            }
+        }
+        return r;
+    }
+
+    template <bool Broadcast, typename Op> __device__ __forceinline__ T call(T v, Op op, int counted)
+    {
+        if constexpr (!warpred__value_ok<T>()) {
+            return v;
+        } else {
+            if (nthreads_ <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, nthreads_, counted);
+            if constexpr (BlockThreads != 0 && BlockThreads <= 32) return v; /* not reached */
+            else if constexpr (!warpred__is_scalar<T>::value)
+                return fold<Broadcast>(v, op, counted);
+            else if constexpr (BlockThreads != 0 && BlockThreads % 32 == 0) {
+                if (counted == BlockThreads) return rake<Broadcast, BlockThreads / 32 - 1>(v, op, counted);
+                return rake<Broadcast, -1>(v, op, counted);
+            } else {
+                return rake<Broadcast, -1>(v, op, counted);
+            }
+        }
+    }
+
+  public:
+    __device__ __forceinline__ explicit warpred_block_reducer(storage &s)
+        : set_(reinterpret_cast<T *>(s.raw)), other_(storage::cells), tid_(warpred__block_thread_rank()),
+          nthreads_(warpred__block_size<BlockThreads>()), column_(0)
+    {
+        WARPRED_ASSERT(nthreads_ <= storage::threads); /* WARPRED_BLOCK_MAX_THREADS */
+        const int lane = tid_ & 31;
+        column_ = lane < nthreads_ ? (nthreads_ - 1 - lane) >> 5 : 0;
+    }
+
+    template <typename Op> __device__ __forceinline__ T reduce(T v, Op op) { return call<false>(v, op, nthreads_); }
+    template <typename Op> __device__ __forceinline__ T allreduce(T v, Op op) { return call<true>(v, op, nthreads_); }
+    template <typename Op> __device__ __forceinline__ T reduce_valid(T v, Op op, int n)
+    {
+        WARPRED_ASSERT(n >= 1 && n <= nthreads_);
+        return call<false>(v, op, n);
+    }
+    template <typename Op> __device__ __forceinline__ T allreduce_valid(T v, Op op, int n)
+    {
+        WARPRED_ASSERT(n >= 1 && n <= nthreads_);
+        return call<true>(v, op, n);
+    }
+};
+
+#endif /* WARPRED_BLOCK_REDUCER_CUH */
