@@ -52,7 +52,8 @@ template <int BS, typename R, typename T> __device__ __forceinline__ int one_cal
 }
 
 /* Two reducers of one type and one of another, alive at once, called in an uneven pattern. */
-template <int BS> __global__ void k_mixed(const float *xf, const double *xd, int *bad, int valid)
+template <int BS>
+__global__ void __launch_bounds__(1024) k_mixed(const float *xf, const double *xd, int *bad, int valid)
 {
     WARPRED_BLOCK_REDUCER(first, float, BS);
     WARPRED_BLOCK_REDUCER(second, float, BS);
@@ -68,7 +69,8 @@ template <int BS> __global__ void k_mixed(const float *xf, const double *xd, int
 }
 
 /* Compound values (warp partials) and exact int sums, back to back. */
-template <int BS> __global__ void k_compound(const float *xf, const int *xi, int *bad, long long *sums)
+template <int BS>
+__global__ void __launch_bounds__(1024) k_compound(const float *xf, const int *xi, int *bad, long long *sums)
 {
     WARPRED_BLOCK_REDUCER(arg, warpred_arg<float>, BS);
     WARPRED_BLOCK_REDUCER(stats, warpred_welford<float>, BS);

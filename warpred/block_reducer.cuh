@@ -57,15 +57,17 @@
      - BlockThreads, when not 0, equals the block size; a run-time size is at most
        WARPRED_BLOCK_MAX_THREADS (both checked with assert).
 
-   SHARED MEMORY  Scalars: 2 * N * sizeof(T), N the compile-time size or
-   WARPRED_BLOCK_MAX_THREADS (2 KB for float and <256>). Compound values: 64 * sizeof(T).
+   SHARED MEMORY  Scalars: 2 * (N + 1) * sizeof(T), N the compile-time size or
+   WARPRED_BLOCK_MAX_THREADS (2056 bytes for float and <256>). Compound values: 66 * sizeof(T).
 
    COST  Per call one barrier (a __syncthreads_or for float/double min/max, which also asks
    whether any value is a NaN or a zero); otherwise as warpred_block_reduce: warp 0 folds the
    cells' columns and runs one shuffle tree. allreduce: every warp folds the columns itself
    (the same operations in the same order, so the same bits) instead of waiting on a second
-   barrier for warp 0's result. The thread's rank, the block size and its column lengths are
-   read once, when the reducer is declared. Figures: docs/BENCHMARKS.md (bench_block).
+   barrier for warp 0's result; a block with a partial last warp, which cannot run the tree
+   itself, takes that second barrier. The thread's rank, the block size, its column lengths and
+   the code for its size are chosen once, when the reducer is declared. Figures:
+   docs/BENCHMARKS.md (bench_block).
 
    This header needs block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base beside it.
 */
@@ -83,12 +85,13 @@
 #endif
 
 /* Two sets of cells: a cell per thread for scalars (the raking fold), a slot per warp for
-   compound values (the warp-partials fold). Raw bytes, so that types with constructors fit. */
+   compound values (the warp-partials fold), each set with one more for a broadcast result.
+   Raw bytes, so that types with constructors fit. */
 template <typename T, int BlockThreads> struct warpred_block_storage {
     static_assert(BlockThreads >= 0 && BlockThreads <= 1024, "warpred: BlockThreads must be 0 (run time) or 1..1024");
     enum {
         threads = BlockThreads != 0 ? BlockThreads : WARPRED_BLOCK_MAX_THREADS,
-        cells = warpred__is_scalar<T>::value ? threads : 32
+        cells = (warpred__is_scalar<T>::value ? threads : 32) + 1
     };
     alignas(T) unsigned char raw[2 * cells * sizeof(T)];
 };
@@ -99,12 +102,14 @@ template <typename T, int BlockThreads> struct warpred_block_storage {
 
 template <typename T, int BlockThreads = 0> class warpred_block_reducer {
     typedef warpred_block_storage<T, BlockThreads> storage;
-    T *set_;    /* the set the next call uses */
-    int other_; /* from it to the other set, in cells: +cells or -cells */
+    enum { RESULT = storage::cells - 1 }; /* the broadcast cell of a set */
+    T *set_;                              /* the set the next call uses */
+    int other_;                           /* from it to the other set, in cells: +cells or -cells */
     int tid_, nthreads_;
-    int column_; /* scalars, whole warps: the cells lane (tid & 31) of warp 0 folds after its own */
+    int column_; /* scalars: the cells lane (tid & 31) of warp 0 folds after its own value */
+    int size_;   /* whole-warp block sizes with code of their own (64 .. 1024), else 0 */
 
-    /* The call's one barrier; with the check, also whether every thread is on this set. */
+    /* The call's barrier; with the check, also whether every thread is on this set. */
     __device__ __forceinline__ bool barrier_or(bool pred)
     {
 #if WARPRED_BLOCK_REDUCER_CHECK
@@ -122,29 +127,42 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
         __syncthreads();
 #endif
     }
-    __device__ __forceinline__ void flip(void)
+    /* The next call takes the other set. */
+    __device__ __forceinline__ T *take_set(void)
     {
+        T *cells = set_;
         set_ += other_;
         other_ = -other_;
+        return cells;
+    }
+    __device__ __forceinline__ bool whole_warps(void) const
+    {
+        return BlockThreads != 0 ? BlockThreads % 32 == 0 : (nthreads_ & 31) == 0;
     }
 
-    /* Scalars: every thread stores its value, one barrier, then warp 0 (Broadcast: every warp,
-       starting from warp 0's lane values in the cells) folds the columns and runs the tree. */
-    template <bool Broadcast, int K, typename Op> __device__ __forceinline__ T rake(T v, Op op, int counted)
+    /* A result r of warp 0 (lane 0) to every thread, for blocks with a partial warp, which
+       cannot run warp 0's tree itself: a second barrier (this set's cells stay untouched until
+       every thread has passed the next call's first one). */
+    __device__ __forceinline__ T broadcast(T *cells, T r)
+    {
+        if (tid_ == 0) cells[RESULT] = r;
+        __syncthreads();
+        return cells[RESULT];
+    }
+
+    /* Scalars, after the barrier: warp 0 (Broadcast with whole warps: every warp, starting from
+       warp 0's lane values in the cells) folds the columns, K cells each (-1: from counted), and
+       runs the tree. */
+    template <bool Broadcast, int K, typename Op>
+    __device__ __forceinline__ T rake(T v, Op op, T *cells, int counted, bool plain)
     {
         typedef warpred_op_warp<Op, T> W;
         enum { B = sizeof(T) <= 4 || BlockThreads != 0 ? 8 : 4 }; /* loads in flight (block_reduce.cuh) */
-        T *cells = set_;
-        cells[tid_] = v;
-        bool plain = false;
-        if constexpr (W::votes) plain = !barrier_or(tid_ < counted && W::special(v));
-        else
-            barrier();
-        flip();
+        const bool every_warp = Broadcast && whole_warps();
         T r = v;
-        if (Broadcast || tid_ < 32) {
+        if (every_warp || tid_ < 32) {
             const int lane = tid_ & 31;
-            if (Broadcast && tid_ >= 32) r = cells[lane];
+            if (tid_ >= 32) r = cells[lane];
             const int k = K >= 0                 ? K
                           : counted == nthreads_ ? column_
                                                  : (lane < counted ? (counted - 1 - lane) >> 5 : 0);
@@ -155,16 +173,43 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
             else
                 r = warpred__rake_column<B, false>(r, column, k, op);
             r = warpred__warp_reduce_prefix<false>(r, op, 32, counted < 32 ? counted : 32);
-            if constexpr (Broadcast) r = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 0, 32);
+            if (every_warp) r = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 0, 32);
         }
+        if (Broadcast && !every_warp) r = broadcast(cells, r);
         return r;
     }
 
-    /* Compound values: each warp's tree, one barrier, then the warp results folded as
-       block_reduce.cuh folds them, by warp 0 (Broadcast: by every warp). */
-    template <bool Broadcast, typename Op> __device__ __forceinline__ T fold(T v, Op op, int counted)
+    /* Scalars: every thread stores its value, one barrier, then the fold; whole blocks of the
+       common sizes take code for their size, chosen once in the constructor. */
+    template <bool Broadcast, typename Op> __device__ __forceinline__ T scalars(T v, Op op, int counted)
     {
-        T *slots = set_;
+        typedef warpred_op_warp<Op, T> W;
+        T *cells = take_set();
+        cells[tid_] = v;
+        bool plain = false;
+        if constexpr (W::votes) plain = !barrier_or(tid_ < counted && W::special(v));
+        else
+            barrier();
+        if constexpr (BlockThreads != 0 && BlockThreads % 32 == 0) {
+            if (counted == BlockThreads) return rake<Broadcast, BlockThreads / 32 - 1>(v, op, cells, counted, plain);
+        } else if constexpr (BlockThreads == 0) {
+            if (counted == nthreads_) switch (size_) {
+                case 256: return rake<Broadcast, 7>(v, op, cells, counted, plain);
+                case 128: return rake<Broadcast, 3>(v, op, cells, counted, plain);
+                case 512: return rake<Broadcast, 15>(v, op, cells, counted, plain);
+                case 1024: return rake<Broadcast, 31>(v, op, cells, counted, plain);
+                case 64: return rake<Broadcast, 1>(v, op, cells, counted, plain);
+                default: break;
+                }
+        }
+        return rake<Broadcast, -1>(v, op, cells, counted, plain);
+    }
+
+    /* Compound values: each warp's tree, one barrier, then the warp results folded as
+       block_reduce.cuh folds them, by warp 0 (Broadcast: by every thread or warp that can). */
+    template <bool Broadcast, typename Op> __device__ __forceinline__ T compound(T v, Op op, int counted)
+    {
+        T *slots = take_set();
         const int warp_first = tid_ & ~31, in_warp = counted - warp_first;
         if (in_warp > 0) {
             const int present = nthreads_ - warp_first;
@@ -172,18 +217,17 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
             if ((tid_ & 31) == 0) slots[tid_ >> 5] = v;
         }
         barrier();
-        flip();
         const int nwarps = (counted + 31) >> 5;
+        if (warpred__member_wise<Op, T>::value && nwarps <= 16) /* left to right, by every thread that needs it */
+            return Broadcast || tid_ == 0 ? warpred__fold_in_order(slots, op, nwarps) : v;
+        const bool every_warp = Broadcast && whole_warps();
         T r = v;
-        if (Broadcast || tid_ < 32) {
-            if (warpred__member_wise<Op, T>::value && nwarps <= 16) {
-                r = warpred__fold_in_order(slots, op, nwarps);
-            } else {
-                r = slots[(tid_ & 31) < nwarps ? (tid_ & 31) : 0];
-                r = warpred__warp_reduce_prefix<false>(r, op, 32, nwarps);
-                if constexpr (Broadcast) r = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 0, 32);
-            }
+        if (every_warp || tid_ < 32) {
+            r = slots[(tid_ & 31) < nwarps ? (tid_ & 31) : 0];
+            r = warpred__warp_reduce_prefix<false>(r, op, 32, nwarps);
+            if (every_warp) r = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 0, 32);
         }
+        if (Broadcast && !every_warp) r = broadcast(slots, r);
         return r;
     }
 
@@ -194,25 +238,23 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
         } else {
             if (nthreads_ <= 32) return warpred__warp_reduce_prefix<Broadcast>(v, op, nthreads_, counted);
             if constexpr (BlockThreads != 0 && BlockThreads <= 32) return v; /* not reached */
-            else if constexpr (!warpred__is_scalar<T>::value)
-                return fold<Broadcast>(v, op, counted);
-            else if constexpr (BlockThreads != 0 && BlockThreads % 32 == 0) {
-                if (counted == BlockThreads) return rake<Broadcast, BlockThreads / 32 - 1>(v, op, counted);
-                return rake<Broadcast, -1>(v, op, counted);
-            } else {
-                return rake<Broadcast, -1>(v, op, counted);
-            }
+            else if constexpr (warpred__is_scalar<T>::value)
+                return scalars<Broadcast>(v, op, counted);
+            else
+                return compound<Broadcast>(v, op, counted);
         }
     }
 
   public:
     __device__ __forceinline__ explicit warpred_block_reducer(storage &s)
         : set_(reinterpret_cast<T *>(s.raw)), other_(storage::cells), tid_(warpred__block_thread_rank()),
-          nthreads_(warpred__block_size<BlockThreads>()), column_(0)
+          nthreads_(warpred__block_size<BlockThreads>()), column_(0), size_(0)
     {
         WARPRED_ASSERT(nthreads_ <= storage::threads); /* WARPRED_BLOCK_MAX_THREADS */
         const int lane = tid_ & 31;
         column_ = lane < nthreads_ ? (nthreads_ - 1 - lane) >> 5 : 0;
+        if (nthreads_ == 64 || nthreads_ == 128 || nthreads_ == 256 || nthreads_ == 512 || nthreads_ == 1024)
+            size_ = nthreads_;
     }
 
     template <typename Op> __device__ __forceinline__ T reduce(T v, Op op) { return call<false>(v, op, nthreads_); }
