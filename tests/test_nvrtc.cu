@@ -298,46 +298,17 @@ static void test_nvrtc_every_header_alone(void **state)
     }
 }
 
-static void test_nvrtc_warp_reduce(void **state)
-{
-    (void)state;
-    wt_nvrtc_ptx_all_archs("warp_reduce", wt_warp_src, 0);
-}
-static void test_nvrtc_block_reduce(void **state)
-{
-    (void)state;
-    wt_nvrtc_ptx_all_archs("block_reduce", wt_block_src, 0);
-}
-static void test_nvrtc_atomic_aggregate(void **state)
-{
-    (void)state;
-    wt_nvrtc_ptx_all_archs("atomic_aggregate", wt_aggregate_src, 0);
-}
-static void test_nvrtc_atomic_minmax(void **state)
-{
-    (void)state;
-    wt_nvrtc_ptx_all_archs("atomic_minmax", wt_minmax_src, 0);
-}
-static void test_nvrtc_grid_reduce(void **state)
-{
-    (void)state;
-    wt_nvrtc_ptx_all_archs("grid_reduce", wt_grid_src, 0);
-}
-static void test_nvrtc_umbrella(void **state)
-{
-    (void)state;
-    wt_nvrtc_ptx_all_archs("warpred", wt_umbrella_src, 0);
-}
-static void test_nvrtc_values(void **state)
-{
-    (void)state;
-    wt_nvrtc_ptx_all_archs("values", wt_values_src, 0);
-}
-static void test_nvrtc_half_types(void **state)
-{
-    (void)state;
-    wt_nvrtc_ptx_all_archs("half_types", wt_half_src, 1);
-}
+/* One test per source: compiled alone for every arch (Toolkit: with the toolkit's include path). */
+#define WT_NVRTC_TEST(NAME, SRC, TOOLKIT) \
+    static void test_nvrtc_##NAME(void **state) { (void)state, wt_nvrtc_ptx_all_archs(#NAME, SRC, TOOLKIT); }
+WT_NVRTC_TEST(warp_reduce, wt_warp_src, 0)
+WT_NVRTC_TEST(block_reduce, wt_block_src, 0)
+WT_NVRTC_TEST(atomic_aggregate, wt_aggregate_src, 0)
+WT_NVRTC_TEST(atomic_minmax, wt_minmax_src, 0)
+WT_NVRTC_TEST(grid_reduce, wt_grid_src, 0)
+WT_NVRTC_TEST(umbrella, wt_umbrella_src, 0)
+WT_NVRTC_TEST(values, wt_values_src, 0)
+WT_NVRTC_TEST(half_types, wt_half_src, 1)
 
 static void test_nvrtc_run_kernels_compile(void **state)
 {

@@ -92,86 +92,50 @@ struct warpred_op_sum : warpred_elementwise<warpred_op_sum> {
     template <typename T> static __device__ __forceinline__ T scalar(T a, T b) { return warpred__add(a, b); }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__zero<T>(); }
 };
-struct warpred_op_min : warpred_elementwise<warpred_op_min> {
+/* min/max in one template: IsMax picks the side, Num the NaN-ignoring _num forms; Self is the
+   operation's own name (warpred_elementwise applies it member by member). */
+template <bool IsMax, bool Num, typename Self> struct warpred__minmax_op : warpred_elementwise<Self> {
     template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
     {
-        return warpred__minmax<false, false>(a, b);
-    }
-    template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__highest<T>(); }
-};
-struct warpred_op_max : warpred_elementwise<warpred_op_max> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
-    {
-        return warpred__minmax<true, false>(a, b);
-    }
-    template <typename T> static __device__ __forceinline__ T scalar_identity(void) { return warpred__lowest<T>(); }
-};
-struct warpred_op_min_num : warpred_elementwise<warpred_op_min_num> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
-    {
-        return warpred__minmax<false, true>(a, b);
+        return warpred__minmax<IsMax, Num>(a, b);
     }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
-        if constexpr (warpred__is_integer<T>::value) return warpred__highest<T>();
+        if constexpr (Num && !warpred__is_integer<T>::value) return warpred__canonical_nan<T>();
+        else if constexpr (IsMax)
+            return warpred__lowest<T>();
         else
-            return warpred__canonical_nan<T>();
+            return warpred__highest<T>();
     }
 };
-struct warpred_op_max_num : warpred_elementwise<warpred_op_max_num> {
+struct warpred_op_min : warpred__minmax_op<false, false, warpred_op_min> {};
+struct warpred_op_max : warpred__minmax_op<true, false, warpred_op_max> {};
+struct warpred_op_min_num : warpred__minmax_op<false, true, warpred_op_min_num> {};
+struct warpred_op_max_num : warpred__minmax_op<true, true, warpred_op_max_num> {};
+
+/* and, or, xor: integer members only (one static_assert otherwise). */
+enum { WARPRED__AND, WARPRED__OR, WARPRED__XOR };
+template <int Kind, typename Self> struct warpred__bitwise_op : warpred_elementwise<Self> {
     template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
     {
-        return warpred__minmax<true, true>(a, b);
+        if constexpr (!warpred__bitwise_ok<T>()) return a;
+        else if constexpr (Kind == WARPRED__AND)
+            return (T)(a & b);
+        else if constexpr (Kind == WARPRED__OR)
+            return (T)(a | b);
+        else
+            return (T)(a ^ b);
     }
     template <typename T> static __device__ __forceinline__ T scalar_identity(void)
     {
-        if constexpr (warpred__is_integer<T>::value) return warpred__lowest<T>();
+        if constexpr (!warpred__bitwise_ok<T>()) return T();
         else
-            return warpred__canonical_nan<T>();
+            return Kind == WARPRED__AND ? (T) ~(T)0 : (T)0;
     }
 };
-struct warpred_op_and : warpred_elementwise<warpred_op_and> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
-    {
-        if constexpr (warpred__bitwise_ok<T>()) return (T)(a & b);
-        else
-            return a;
-    }
-    template <typename T> static __device__ __forceinline__ T scalar_identity(void)
-    {
-        if constexpr (warpred__bitwise_ok<T>()) return (T) ~(T)0;
-        else
-            return T();
-    }
-};
-struct warpred_op_or : warpred_elementwise<warpred_op_or> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
-    {
-        if constexpr (warpred__bitwise_ok<T>()) return (T)(a | b);
-        else
-            return a;
-    }
-    template <typename T> static __device__ __forceinline__ T scalar_identity(void)
-    {
-        if constexpr (warpred__bitwise_ok<T>()) return (T)0;
-        else
-            return T();
-    }
-};
-struct warpred_op_xor : warpred_elementwise<warpred_op_xor> {
-    template <typename T> static __device__ __forceinline__ T scalar(T a, T b)
-    {
-        if constexpr (warpred__bitwise_ok<T>()) return (T)(a ^ b);
-        else
-            return a;
-    }
-    template <typename T> static __device__ __forceinline__ T scalar_identity(void)
-    {
-        if constexpr (warpred__bitwise_ok<T>()) return (T)0;
-        else
-            return T();
-    }
-};
+struct warpred_op_and : warpred__bitwise_op<WARPRED__AND, warpred_op_and> {};
+struct warpred_op_or : warpred__bitwise_op<WARPRED__OR, warpred_op_or> {};
+struct warpred_op_xor : warpred__bitwise_op<WARPRED__XOR, warpred_op_xor> {};
 
 /* ---- fast path: redux.sync for 32-bit integers over a whole warp ---- */
 
