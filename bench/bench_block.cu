@@ -48,6 +48,7 @@
    Usage: bench_block [csv path]   (run by `make bench`; about 10 s on an H100)
           bench_block --profile    (each kernel scripts/sass_block.sh studies, launched once, for ncu) */
 #include <math.h>
+#include <type_traits>
 #include <cub/cub.cuh>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -72,23 +73,14 @@ struct lt_max {
     }
 };
 
-template <int Op> struct warpred_op_of;
-template <> struct warpred_op_of<OP_SUM> {
-    typedef warpred_op_sum type;
-};
-template <> struct warpred_op_of<OP_MAX> {
-    typedef warpred_op_max type;
-};
-template <> struct warpred_op_of<OP_MAX_NUM> {
-    typedef warpred_op_max_num type;
+/* The warpred operation of each OP_ id. */
+template <int Op> struct warpred_op_of {
+    typedef std::conditional_t<Op == OP_SUM, warpred_op_sum,
+                               std::conditional_t<Op == OP_MAX, warpred_op_max, warpred_op_max_num>>
+        type;
 };
 
-template <typename A, typename B> struct same_type {
-    enum { value = 0 };
-};
-template <typename A> struct same_type<A, A> {
-    enum { value = 1 };
-};
+template <typename A, typename B> using same_type = std::is_same<A, B>;
 
 /* Wrapping add for the accumulators (int overflow is not undefined this way). */
 template <typename T> __device__ __forceinline__ T acc_add(T a, T b) { return warpred_op_sum()(a, b); }

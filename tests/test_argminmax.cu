@@ -19,20 +19,6 @@
 #include "wt_compound.h"
 #include "wt_kernels.h"
 
-template <int Op> struct wt_argop_of;
-template <> struct wt_argop_of<WT_ARGMAX> {
-    typedef warpred_op_argmax type;
-};
-template <> struct wt_argop_of<WT_ARGMIN> {
-    typedef warpred_op_argmin type;
-};
-template <> struct wt_argop_of<WT_ARGMAX_NUM> {
-    typedef warpred_op_argmax_num type;
-};
-template <> struct wt_argop_of<WT_ARGMIN_NUM> {
-    typedef warpred_op_argmin_num type;
-};
-
 /* ------------------------------------------------------------------------------------------
    inputs
    ------------------------------------------------------------------------------------------ */
@@ -187,6 +173,41 @@ template <typename T, typename I> static int same_pair(warpred_arg<T, I> a, warp
     return wt_type<T>::bits(a.value) == wt_type<T>::bits(b.value) && a.index == b.index;
 }
 
+/* The n (value, index) inputs of one case: v and idx on the host, d_v and d_idx their device
+   copies (upload() after filling them). */
+template <typename T, typename I> struct arg_inputs {
+    size_t n;
+    T *v, *d_v;
+    I *idx, *d_idx;
+
+    explicit arg_inputs(size_t count) : n(count)
+    {
+        v = (T *)wt_host_alloc(n * sizeof(T));
+        d_v = (T *)wt_dev_alloc(n * sizeof(T));
+        idx = (I *)wt_host_alloc(n * sizeof(I));
+        d_idx = (I *)wt_dev_alloc(n * sizeof(I));
+    }
+    void upload() const
+    {
+        wt_to_dev(d_v, v, n * sizeof(T));
+        wt_to_dev(d_idx, idx, n * sizeof(I));
+    }
+    /* The check of the wt_run_ drivers: got is op's pick among the inputs at pos[0..k-1]. */
+    auto check(int op) const
+    {
+        return [op, v = v, idx = idx](const int *pos, int k, warpred_arg<T, I> got, char *why, size_t len) {
+            return check_group(op, v, idx, pos, k, got, why, len);
+        };
+    }
+    void release() const
+    {
+        wt_dev_free(d_v);
+        wt_dev_free(d_idx);
+        wt_host_free(v);
+        wt_host_free(idx);
+    }
+};
+
 /* ------------------------------------------------------------------------------------------
    warp level
    ------------------------------------------------------------------------------------------ */
@@ -202,27 +223,19 @@ __global__ void k_warp(const T *v, const I *idx, const int *modes, warpred_arg<T
 template <int W, typename T, typename I, int OpId> static void run_warp_case(int s, int order)
 {
     typedef warpred_arg<T, I> A;
-    const size_t n = WT_MODE_WARPS * 32;
-    T *v = (T *)wt_host_alloc(n * sizeof(T)), *d_v = (T *)wt_dev_alloc(n * sizeof(T));
-    I *idx = (I *)wt_host_alloc(n * sizeof(I)), *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
-    fill_args(s, OpId, v, idx, n, W, order);
-    wt_to_dev(d_v, v, n * sizeof(T));
-    wt_to_dev(d_idx, idx, n * sizeof(I));
+    const arg_inputs<T, I> in(WT_MODE_WARPS * 32);
+    fill_args(s, OpId, in.v, in.idx, in.n, W, order);
+    in.upload();
     char what[160];
     snprintf(what, sizeof what, "%s %s, %s, index order %d", pair_name<T, I>(), wt_argop_name[OpId], s_name[s], order);
     wt_run_warps<A>(
         what, W,
         [&](const int *d_modes, A *d_red, A *d_all) {
-            k_warp<W, T, I, typename wt_argop_of<OpId>::type><<<WT_MODE_WARPS, 32>>>(d_v, d_idx, d_modes, d_red, d_all);
+            k_warp<W, T, I, typename wt_argop_of<OpId>::type>
+                <<<WT_MODE_WARPS, 32>>>(in.d_v, in.d_idx, d_modes, d_red, d_all);
         },
-        [&](const int *pos, int k, A got, char *why, size_t len) {
-            return check_group(OpId, v, idx, pos, k, got, why, len);
-        },
-        same_pair<T, I>);
-    wt_dev_free(d_v);
-    wt_dev_free(d_idx);
-    wt_host_free(v);
-    wt_host_free(idx);
+        in.check(OpId), same_pair<T, I>);
+    in.release();
 }
 
 /* Every scenario (twice with fresh values for the random ones), each index order. */
@@ -314,37 +327,28 @@ static void run_block(dim3 shape, int blocks, int s, int valid, typename block_k
     typedef warpred_arg<T, I> A;
     typedef typename wt_argop_of<OpId>::type Op;
     const int nthreads = shape.x * shape.y * shape.z, counted = valid > 0 ? valid : nthreads;
-    const size_t n = (size_t)blocks * nthreads;
-    T *v = (T *)wt_host_alloc(n * sizeof(T)), *d_v = (T *)wt_dev_alloc(n * sizeof(T));
-    I *idx = (I *)wt_host_alloc(n * sizeof(I)), *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
+    const arg_inputs<T, I> in((size_t)blocks * nthreads);
     const int order = wt_rand_below(3);
-    fill_args(s, OpId, v, idx, n, nthreads, order);
+    fill_args(s, OpId, in.v, in.idx, in.n, nthreads, order);
     if (valid > 0) /* a loud value past the first `valid`: NaN with index 0 beats everything in the plain forms */
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < in.n; i++)
             if ((int)(i % nthreads) >= valid) {
                 const int want_max = OpId == WT_ARGMAX || OpId == WT_ARGMAX_NUM;
-                v[i] = OpId < WT_ARGMAX_NUM && !wt_type<T>::is_int ? value_nan<T>() : value_extreme<T>(want_max);
-                idx[i] = 0;
+                in.v[i] = OpId < WT_ARGMAX_NUM && !wt_type<T>::is_int ? value_nan<T>() : value_extreme<T>(want_max);
+                in.idx[i] = 0;
             }
-    wt_to_dev(d_v, v, n * sizeof(T));
-    wt_to_dev(d_idx, idx, n * sizeof(I));
+    in.upload();
     char what[160];
     snprintf(what, sizeof what, "%s %s, %s", pair_name<T, I>(), wt_argop_name[OpId], s_name[s]);
     wt_run_blocks<A>(
         what, shape, blocks, counted,
         [&](A *d_red, A *d_all) {
-            if (kernel) kernel<<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
+            if (kernel) kernel<<<blocks, shape>>>(in.d_v, in.d_idx, valid, d_red, d_all);
             else
-                k_block<T, I, Op><<<blocks, shape>>>(d_v, d_idx, valid, d_red, d_all);
+                k_block<T, I, Op><<<blocks, shape>>>(in.d_v, in.d_idx, valid, d_red, d_all);
         },
-        [&](const int *pos, int k, A got, char *why, size_t len) {
-            return check_group(OpId, v, idx, pos, k, got, why, len);
-        },
-        same_pair<T, I>);
-    wt_dev_free(d_v);
-    wt_dev_free(d_idx);
-    wt_host_free(v);
-    wt_host_free(idx);
+        in.check(OpId), same_pair<T, I>);
+    in.release();
 }
 
 /* Every 1D size 1..1024, for argmax and argmin_num over float (under `make sanitize`: the
@@ -539,15 +543,15 @@ template <typename T, typename I, int OpId> static void run_grid(int blocks, dim
     const int nthreads = shape.x * shape.y * shape.z;
     const size_t n = (size_t)blocks * nthreads;
     warpred_grid_scratch *scratch = wt_grid_scratch((unsigned)blocks, sizeof(A));
-    T *v = (T *)wt_host_alloc(n * sizeof(T)), *d_v = (T *)wt_dev_alloc(n * sizeof(T));
-    I *idx = (I *)wt_host_alloc(n * sizeof(I)), *d_idx = (I *)wt_dev_alloc(n * sizeof(I));
+    const arg_inputs<T, I> in(n);
+    T *v = in.v;
+    I *idx = in.idx;
     int *d_winners = (int *)wt_dev_alloc(sizeof(int));
     for (int s = 0; s < S_COUNT; s++) {
         if (wt_type<T>::is_int && scenario_has_nan(s)) continue;
         const int order = wt_rand_below(3);
         fill_args(s, OpId, v, idx, n, n, order);
-        wt_to_dev(d_v, v, n * sizeof(T));
-        wt_to_dev(d_idx, idx, n * sizeof(I));
+        in.upload();
         const int want = wt_arg_pick(OpId, v, idx, (int)n);
         char what[200];
         snprintf(what, sizeof what, "%s %s grid of %d x (%u,%u,%u), %s", pair_name<T, I>(), wt_argop_name[OpId], blocks,
@@ -556,7 +560,8 @@ template <typename T, typename I, int OpId> static void run_grid(int blocks, dim
             what, blocks, repeats, scratch,
             [&](warpred_grid_scratch sc, A *d_out) {
                 WT_CUDA(cudaMemset(d_winners, 0, sizeof(int)));
-                k_grid<T, I, typename wt_argop_of<OpId>::type><<<blocks, shape>>>(d_v, d_idx, sc, d_out, d_winners);
+                k_grid<T, I, typename wt_argop_of<OpId>::type>
+                    <<<blocks, shape>>>(in.d_v, in.d_idx, sc, d_out, d_winners);
             },
             [&](A got, char *why, size_t len) {
                 int winners;
@@ -570,11 +575,8 @@ template <typename T, typename I, int OpId> static void run_grid(int blocks, dim
             same_pair<T, I>);
     }
     wt_grid_scratch_free(scratch);
-    wt_dev_free(d_v);
-    wt_dev_free(d_idx);
     wt_dev_free(d_winners);
-    wt_host_free(v);
-    wt_host_free(idx);
+    in.release();
 }
 
 static void test_grid(void **state)
@@ -670,15 +672,10 @@ static void test_doc_snippet(void **state)
     wt_to_dev(d_x, x, sizeof x);
     const int threads[] = {1, 2, 3, 32, 128};
     for (int t = 0; t < 5; t++) {
-        wt_poison(d_out, sizeof out);
-        row_argmax<<<2, threads[t]>>>(d_x, 4, d_out);
-        WT_LAUNCHED();
-        wt_to_host(out, d_out, sizeof out);
+        wt_launch_into(out, d_out, sizeof out, [&] { row_argmax<<<2, threads[t]>>>(d_x, 4, d_out); });
         assert_int_equal(out[0], 1);
         assert_int_equal(out[1], 1);
-        row_argmax_num<<<2, threads[t]>>>(d_x, 4, d_out);
-        WT_LAUNCHED();
-        wt_to_host(out, d_out, sizeof out);
+        wt_launch_into(out, d_out, sizeof out, [&] { row_argmax_num<<<2, threads[t]>>>(d_x, 4, d_out); });
         assert_int_equal(out[0], 1);
         assert_int_equal(out[1], 2);
     }

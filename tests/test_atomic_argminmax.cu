@@ -9,20 +9,6 @@
 #include <warpred/block_reduce.cuh>
 #include "wt_compound.h"
 
-template <int Op> struct wt_argop_of;
-template <> struct wt_argop_of<WT_ARGMAX> {
-    typedef warpred_op_argmax type;
-};
-template <> struct wt_argop_of<WT_ARGMIN> {
-    typedef warpred_op_argmin type;
-};
-template <> struct wt_argop_of<WT_ARGMAX_NUM> {
-    typedef warpred_op_argmax_num type;
-};
-template <> struct wt_argop_of<WT_ARGMIN_NUM> {
-    typedef warpred_op_argmin_num type;
-};
-
 template <int OpId, typename T> __device__ void publish(unsigned long long *slot, T value, unsigned index)
 {
     switch (OpId) {

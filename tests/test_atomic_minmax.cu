@@ -102,16 +102,8 @@ template <typename F> static void run_table_type(void)
     run_table_all<F, WT_MIN_NUM>();
 }
 
-static void test_minmax_table_float(void **state)
-{
-    WT_NEED_GPU(state);
-    run_table_type<float>();
-}
-static void test_minmax_table_double(void **state)
-{
-    WT_NEED_GPU(state);
-    run_table_type<double>();
-}
+WT_GPU_TEST(test_minmax_table_float, run_table_type<float>())
+WT_GPU_TEST(test_minmax_table_double, run_table_type<double>())
 
 /* Contention: every thread updates one global word. */
 template <typename F, int Op, int Impl> __global__ void k_contend(const F *v, size_t n, F *target, F *ret)
@@ -397,22 +389,9 @@ template <typename F> static void run_groups_type(void)
     }
 }
 
-static void test_minmax_groups_float(void **state)
-{
-    WT_NEED_GPU(state);
-    run_groups_type<float>();
-}
-static void test_minmax_groups_double(void **state)
-{
-    WT_NEED_GPU(state);
-    run_groups_type<double>();
-}
-static void test_minmax_groups_16bit(void **state)
-{
-    WT_NEED_GPU(state);
-    run_groups_type<__half>();
-    run_groups_type<__nv_bfloat16>();
-}
+WT_GPU_TEST(test_minmax_groups_float, run_groups_type<float>())
+WT_GPU_TEST(test_minmax_groups_double, run_groups_type<double>())
+WT_GPU_TEST(test_minmax_groups_16bit, run_groups_type<__half>(); run_groups_type<__nv_bfloat16>())
 
 /* The usage snippet of atomic_minmax.cuh (the kernel peak), as the build copies it from the manual
    (scripts/snippets.py); peak_num, its _num variant, is written here. */

@@ -185,16 +185,8 @@ static void test_static_block_size(void **state)
     run_static<unsigned long long, warpred_op_xor>(0);
 }
 
-static void test_every_size_int(void **state)
-{
-    WT_NEED_GPU(state);
-    run_every_size<int>();
-}
-static void test_every_size_float(void **state)
-{
-    WT_NEED_GPU(state);
-    run_every_size<float>();
-}
+WT_GPU_TEST(test_every_size_int, run_every_size<int>())
+WT_GPU_TEST(test_every_size_float, run_every_size<float>())
 
 
 template <typename T, typename Op> static void run_shapes(int special)
@@ -216,46 +208,7 @@ template <typename T> static void run_int_ops(void)
     wt_each_int_op([](auto op, int special) { run_shapes<T, decltype(op)>(special); });
 }
 
-static void test_ops_int(void **state)
-{
-    WT_NEED_GPU(state);
-    run_int_ops<int>();
-}
-static void test_ops_unsigned(void **state)
-{
-    WT_NEED_GPU(state);
-    run_int_ops<unsigned>();
-}
-static void test_ops_long_long(void **state)
-{
-    WT_NEED_GPU(state);
-    run_int_ops<long long>();
-}
-static void test_ops_unsigned_long_long(void **state)
-{
-    WT_NEED_GPU(state);
-    run_int_ops<unsigned long long>();
-}
-static void test_ops_float(void **state)
-{
-    WT_NEED_GPU(state);
-    run_float_ops<float>();
-}
-static void test_ops_double(void **state)
-{
-    WT_NEED_GPU(state);
-    run_float_ops<double>();
-}
-static void test_ops_half(void **state)
-{
-    WT_NEED_GPU(state);
-    run_float_ops<__half>();
-}
-static void test_ops_bfloat16(void **state)
-{
-    WT_NEED_GPU(state);
-    run_float_ops<__nv_bfloat16>();
-}
+WT_GPU_TESTS_EACH_TYPE(test_ops_, run_int_ops, run_float_ops)
 
 /* Float sums follow the documented order (block_reduce.cuh, ORDER OF FLOAT SUMS) to the bit.
    Blocks of more than 32 threads (32 and fewer are a warp reduction; its allreduce is a
@@ -358,16 +311,8 @@ template <typename T> static void run_sum_orders(void)
     run_sum_order<T>(dim3(1024), 0, k_block_static<1024, T, warpred_op_sum>);
 }
 
-static void test_sum_order_float(void **state)
-{
-    WT_NEED_GPU(state);
-    run_sum_orders<float>();
-}
-static void test_sum_order_double(void **state)
-{
-    WT_NEED_GPU(state);
-    run_sum_orders<double>();
-}
+WT_GPU_TEST(test_sum_order_float, run_sum_orders<float>())
+WT_GPU_TEST(test_sum_order_double, run_sum_orders<double>())
 
 /* Compound values keep the warp-partials order: a (float, double) tuple summed member by member,
    each member against wt_block_sum_model_compound, reduce and allreduce, run-time size. */

@@ -272,10 +272,8 @@ __global__ void k_back_to_back(const float *x, const double *y, warpred_softmax<
 static void test_block_back_to_back(void **state)
 {
     WT_NEED_GPU(state);
-    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64), dim3(33), dim3(32), dim3(5), dim3(7, 5, 3)};
     enum { BLOCKS = 4 };
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        const int n = shapes[s].x * shapes[s].y * shapes[s].z;
+    wt_each_back_to_back_shape(5, [&](dim3 shape, int n) {
         const size_t count = (size_t)BLOCKS * n;
         float *x = (float *)wt_host_alloc(count * sizeof(float));
         double *y = (double *)wt_host_alloc(count * sizeof(double));
@@ -287,7 +285,7 @@ static void test_block_back_to_back(void **state)
         warpred_softmax<float> *d_o1 = (warpred_softmax<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<float>));
         warpred_softmax<double> *d_o2 =
             (warpred_softmax<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_softmax<double>));
-        k_back_to_back<<<BLOCKS, shapes[s]>>>(d_x, d_y, d_o1, d_o2, d_o3);
+        k_back_to_back<<<BLOCKS, shape>>>(d_x, d_y, d_o1, d_o2, d_o3);
         WT_LAUNCHED();
         warpred_softmax<float> o1[BLOCKS];
         warpred_softmax<double> o2[BLOCKS];
@@ -311,7 +309,7 @@ static void test_block_back_to_back(void **state)
         wt_dev_free(d_o1);
         wt_dev_free(d_o2);
         wt_dev_free(d_o3);
-    }
+    });
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -372,10 +370,7 @@ static void test_doc_snippet(void **state)
     wt_to_dev(d_x, x, sizeof x);
     const int threads[] = {1, 2, 3, 32, 96};
     for (int t = 0; t < 5; t++) {
-        wt_poison(d_y, sizeof y);
-        softmax_rows<<<1, threads[t]>>>(d_x, 3, d_y);
-        WT_LAUNCHED();
-        wt_to_host(y, d_y, sizeof y);
+        wt_launch_into(y, d_y, sizeof y, [&] { softmax_rows<<<1, threads[t]>>>(d_x, 3, d_y); });
         for (int c = 0; c < 3; c++)
             if (fabs(y[c] - want[c]) > 1e-6)
                 fail_msg("snippet with %d threads: y[%d] = %.9g, expected %.9g", threads[t], c, y[c], want[c]);

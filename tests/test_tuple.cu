@@ -185,23 +185,24 @@ template <int W, typename Tup, typename Op> static void run_warp(const int *ops,
     wt_host_free(in);
 }
 
+/* run_warp at each of the widths Ws. */
+template <typename Tup, typename Op, int... Ws>
+static void run_warp_widths(const int *ops, const char *name, int special)
+{
+    (run_warp<Ws, Tup, Op>(ops, name, special), ...);
+}
+
 static void test_warp(void **state)
 {
     WT_NEED_GPU(state);
     for (int special = 0; special < 2; special++) {
-        run_warp<1, T_smm, O_smm>(ops_smm, "sum/min/max float", special);
-        run_warp<2, T_smm, O_smm>(ops_smm, "sum/min/max float", special);
-        run_warp<8, T_smm, O_smm>(ops_smm, "sum/min/max float", special);
-        run_warp<32, T_smm, O_smm>(ops_smm, "sum/min/max float", special);
-        run_warp<32, T_mixed4, O_mixed4>(ops_mixed4, "float sum/int count/double max/float min_num", special);
-        run_warp<4, T_mixed4, O_mixed4>(ops_mixed4, "float sum/int count/double max/float min_num", special);
-        run_warp<32, T_half3, O_half3>(ops_half3, "__half max/int sum/__half min_num", special);
-        run_warp<16, T_half3, O_half3>(ops_half3, "__half max/int sum/__half min_num", special);
-        run_warp<32, T_int3, O_int3>(ops_int3, "int sum/unsigned max/long long min", special);
-        run_warp<32, T_sumcount, O_sumcount>(ops_sumcount, "float sum/int count", special);
-        run_warp<8, T_sumcount, O_sumcount>(ops_sumcount, "float sum/int count", special);
-        run_warp<32, T_db, O_db>(ops_db, "double max_num/bfloat16 min", special);
-        run_warp<32, T_int4, O_int4>(ops_int4, "int sum/min/max/unsigned xor", special);
+        run_warp_widths<T_smm, O_smm, 1, 2, 8, 32>(ops_smm, "sum/min/max float", special);
+        run_warp_widths<T_mixed4, O_mixed4, 32, 4>(ops_mixed4, "float sum/int count/double max/float min_num", special);
+        run_warp_widths<T_half3, O_half3, 32, 16>(ops_half3, "__half max/int sum/__half min_num", special);
+        run_warp_widths<T_int3, O_int3, 32>(ops_int3, "int sum/unsigned max/long long min", special);
+        run_warp_widths<T_sumcount, O_sumcount, 32, 8>(ops_sumcount, "float sum/int count", special);
+        run_warp_widths<T_db, O_db, 32>(ops_db, "double max_num/bfloat16 min", special);
+        run_warp_widths<T_int4, O_int4, 32>(ops_int4, "int sum/min/max/unsigned xor", special);
     }
 }
 
@@ -321,11 +322,8 @@ __global__ void k_back_to_back(const T_smm *a, const T_mixed4 *b, const T_half3 
 static void test_block_back_to_back(void **state)
 {
     WT_NEED_GPU(state);
-    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64),     dim3(33),
-                           dim3(32),   dim3(5),    dim3(1),   dim3(7, 5, 3)};
     enum { BLOCKS = 4 };
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        const int n = shapes[s].x * shapes[s].y * shapes[s].z;
+    wt_each_back_to_back_shape(1, [&](dim3 shape, int n) {
         const size_t count = (size_t)BLOCKS * n;
         T_smm *a = (T_smm *)wt_host_alloc(count * sizeof(T_smm));
         T_mixed4 *b = (T_mixed4 *)wt_host_alloc(count * sizeof(T_mixed4));
@@ -342,7 +340,7 @@ static void test_block_back_to_back(void **state)
                  *d_ob = (T_mixed4 *)wt_dev_alloc(BLOCKS * sizeof(T_mixed4));
         T_half3 *d_c = (T_half3 *)wt_dev_copy(c, count * sizeof(T_half3)),
                 *d_oc = (T_half3 *)wt_dev_alloc(BLOCKS * sizeof(T_half3));
-        k_back_to_back<<<BLOCKS, shapes[s]>>>(d_a, d_b, d_c, d_oa, d_ob, d_oc, d_ol);
+        k_back_to_back<<<BLOCKS, shape>>>(d_a, d_b, d_c, d_oa, d_ob, d_oc, d_ol);
         WT_LAUNCHED();
         T_smm oa[BLOCKS], ol[BLOCKS];
         T_mixed4 ob[BLOCKS];
@@ -373,7 +371,7 @@ static void test_block_back_to_back(void **state)
         wt_host_free(a);
         wt_host_free(b);
         wt_host_free(c);
-    }
+    });
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -573,10 +571,7 @@ static void test_doc_snippet(void **state)
     wt_to_dev(d_x, x, sizeof x);
     const int threads[] = {1, 2, 3, 64, 100};
     for (int t = 0; t < 5; t++) {
-        wt_poison(d_out, sizeof out);
-        summary<<<1, threads[t]>>>(d_x, 3, d_out);
-        WT_LAUNCHED();
-        wt_to_host(out, d_out, sizeof out);
+        wt_launch_into(out, d_out, sizeof out, [&] { summary<<<1, threads[t]>>>(d_x, 3, d_out); });
         assert_true(out[0] == 5.5f && out[1] == -1.0f && out[2] == 4.0f && out[3] == 3.0f);
     }
     wt_dev_free(d_x);

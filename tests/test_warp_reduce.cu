@@ -74,53 +74,9 @@ template <typename T> static void run_subnormal_minmax(void)
     run_all_widths<T, warpred_op_min_num>(2);
 }
 
-static void test_subnormal_minmax(void **state)
-{
-    WT_NEED_GPU(state);
-    run_subnormal_minmax<float>();
-    run_subnormal_minmax<double>();
-}
+WT_GPU_TEST(test_subnormal_minmax, run_subnormal_minmax<float>(); run_subnormal_minmax<double>())
 
-static void test_int(void **state)
-{
-    WT_NEED_GPU(state);
-    run_int_type<int>();
-}
-static void test_unsigned(void **state)
-{
-    WT_NEED_GPU(state);
-    run_int_type<unsigned>();
-}
-static void test_long_long(void **state)
-{
-    WT_NEED_GPU(state);
-    run_int_type<long long>();
-}
-static void test_unsigned_long_long(void **state)
-{
-    WT_NEED_GPU(state);
-    run_int_type<unsigned long long>();
-}
-static void test_float(void **state)
-{
-    WT_NEED_GPU(state);
-    run_float_type<float>();
-}
-static void test_double(void **state)
-{
-    WT_NEED_GPU(state);
-    run_float_type<double>();
-}
-static void test_half(void **state)
-{
-    WT_NEED_GPU(state);
-    run_float_type<__half>();
-}
-static void test_bfloat16(void **state)
-{
-    WT_NEED_GPU(state);
-    run_float_type<__nv_bfloat16>();
-}
+WT_GPU_TESTS_EACH_TYPE(test_, run_int_type, run_float_type)
 
 /* The usage snippets of warp_reduce.cuh (the kernel demo) and of ops.cuh (the kernel combine),
    as the build copies them from the manuals (scripts/snippets.py). */
@@ -131,9 +87,7 @@ static void test_doc_snippet(void **state)
 {
     WT_NEED_GPU(state);
     int *d = (int *)wt_dev_alloc(35 * sizeof(int)), h[35];
-    demo<<<1, 32>>>(d);
-    WT_LAUNCHED();
-    wt_to_host(h, d, sizeof h);
+    wt_launch_into(h, d, sizeof h, [&] { demo<<<1, 32>>>(d); });
     assert_int_equal(h[0], 528);
     assert_int_equal(h[2], 15);
     for (int l = 0; l < 32; l++) assert_int_equal(h[3 + l], (l / 8) * 8 + 7);
@@ -145,9 +99,7 @@ static void test_doc_snippet_ops(void **state)
 {
     WT_NEED_GPU(state);
     float *d = (float *)wt_dev_alloc(4 * sizeof(float)), h[4];
-    combine<<<1, 1>>>(d);
-    WT_LAUNCHED();
-    wt_to_host(h, d, sizeof h);
+    wt_launch_into(h, d, sizeof h, [&] { combine<<<1, 1>>>(d); });
     assert_true(wt_type<float>::bits(h[0]) == 0x00000000u);
     assert_true(wt_type<float>::bits(h[1]) == 0x7fffffffu);
     assert_true(h[2] == 1.0f);

@@ -90,6 +90,14 @@ static int check_welford(const F *x, const unsigned char *present, const int *po
     return ok;
 }
 
+/* check_welford over x and present as the check of the wt_run_ drivers. */
+template <typename F> static auto welford_check(const F *x, const unsigned char *present)
+{
+    return [x, present](const int *pos, int k, warpred_welford<F> got, char *why, size_t len) {
+        return check_welford(x, present, pos, k, got, why, len);
+    };
+}
+
 template <typename F> static int same_welford(warpred_welford<F> a, warpred_welford<F> b)
 {
     return wt_type<F>::bits(a.mean) == wt_type<F>::bits(b.mean) && wt_type<F>::bits(a.m2) == wt_type<F>::bits(b.m2) &&
@@ -155,10 +163,7 @@ template <int W, typename F> static void run_warp(int data, int empties)
         [&](const int *d_modes, Wf *d_red, Wf *d_all) {
             k_warp<W, F><<<WT_MODE_WARPS, 32>>>(d_x, d_present, d_modes, d_red, d_all);
         },
-        [&](const int *pos, int k, Wf got, char *why, size_t len) {
-            return check_welford(x, present, pos, k, got, why, len);
-        },
-        same_welford<F>);
+        welford_check(x, present), same_welford<F>);
     wt_dev_free(d_x);
     wt_dev_free(d_present);
     wt_host_free(x);
@@ -237,10 +242,7 @@ static void run_block(dim3 shape, int blocks, int data, int empties, int valid,
             else
                 k_block<F><<<blocks, shape>>>(d_x, d_present, valid, d_red, d_all);
         },
-        [&](const int *pos, int k, Wf got, char *why, size_t len) {
-            return check_welford(x, present, pos, k, got, why, len);
-        },
-        same_welford<F>);
+        welford_check(x, present), same_welford<F>);
     wt_dev_free(d_x);
     wt_dev_free(d_present);
     wt_host_free(x);
@@ -319,11 +321,8 @@ __global__ void k_back_to_back(const float *x, const double *y, warpred_welford<
 static void test_block_back_to_back(void **state)
 {
     WT_NEED_GPU(state);
-    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64),     dim3(33),
-                           dim3(32),   dim3(5),    dim3(2),   dim3(7, 5, 3)};
     enum { BLOCKS = 4 };
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        const int n = shapes[s].x * shapes[s].y * shapes[s].z;
+    wt_each_back_to_back_shape(2, [&](dim3 shape, int n) {
         const size_t count = (size_t)BLOCKS * n;
         float *x = (float *)wt_host_alloc(count * sizeof(float));
         double *y = (double *)wt_host_alloc(count * sizeof(double));
@@ -338,7 +337,7 @@ static void test_block_back_to_back(void **state)
         warpred_welford<float> *d_o4 = (warpred_welford<float> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<float>));
         warpred_welford<double> *d_o2 =
             (warpred_welford<double> *)wt_dev_alloc(BLOCKS * sizeof(warpred_welford<double>));
-        k_back_to_back<<<BLOCKS, shapes[s]>>>(d_x, d_y, d_o1, d_o2, d_o3, d_o4);
+        k_back_to_back<<<BLOCKS, shape>>>(d_x, d_y, d_o1, d_o2, d_o3, d_o4);
         WT_LAUNCHED();
         warpred_welford<float> o1[BLOCKS], o4[BLOCKS];
         warpred_welford<double> o2[BLOCKS];
@@ -367,7 +366,7 @@ static void test_block_back_to_back(void **state)
         wt_dev_free(d_o2);
         wt_dev_free(d_o3);
         wt_dev_free(d_o4);
-    }
+    });
 }
 
 /* ------------------------------------------------------------------------------------------

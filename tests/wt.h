@@ -12,6 +12,9 @@
      wt_dev_copy makes one holding a copy of host data. (Grid scratches and device plans owned
      the same way: wt_plans.h.)
    - wt_read_file: a whole file as a string owned by the running test
+   - wt_launch_into: poison an output, launch, wait, copy the output back
+   - WT_GPU_TEST(name, body): a test that skips without a GPU and otherwise runs body;
+     WT_GPU_TESTS_EACH_TYPE: one such test for each value type
 */
 #ifndef WT_H
 #define WT_H
@@ -235,5 +238,35 @@ static inline void *wt_dev_copy(const void *src, size_t bytes)
 }
 
 static inline void wt_poison(void *dev, size_t bytes) { WT_CUDA(cudaMemset(dev, WT_POISON, bytes)); }
+
+/* Poisons the device output d_out[0..bytes), runs launch() (a kernel launch), waits for it and
+   copies the output back into out. */
+template <typename Launch> static void wt_launch_into(void *out, void *d_out, size_t bytes, Launch launch)
+{
+    wt_poison(d_out, bytes);
+    launch();
+    WT_LAUNCHED();
+    wt_to_host(out, d_out, bytes);
+}
+
+/* A GPU test whose body is the statements after its name (skipped when there is no GPU). */
+#define WT_GPU_TEST(name, ...)     \
+    static void name(void **state) \
+    {                              \
+        WT_NEED_GPU(state);        \
+        __VA_ARGS__;               \
+    }
+
+/* The eight GPU tests prefix##int ... prefix##bfloat16, one a value type: run_int<T>() for the
+   four integer types, run_float<T>() for float, double, __half and __nv_bfloat16. */
+#define WT_GPU_TESTS_EACH_TYPE(prefix, run_int, run_float)                 \
+    WT_GPU_TEST(prefix##int, run_int<int>())                               \
+    WT_GPU_TEST(prefix##unsigned, run_int<unsigned>())                     \
+    WT_GPU_TEST(prefix##long_long, run_int<long long>())                   \
+    WT_GPU_TEST(prefix##unsigned_long_long, run_int<unsigned long long>()) \
+    WT_GPU_TEST(prefix##float, run_float<float>())                         \
+    WT_GPU_TEST(prefix##double, run_float<double>())                       \
+    WT_GPU_TEST(prefix##half, run_float<__half>())                         \
+    WT_GPU_TEST(prefix##bfloat16, run_float<__nv_bfloat16>())
 
 #endif /* WT_H */

@@ -21,6 +21,7 @@
 #ifndef WT_COMPOUND_H
 #define WT_COMPOUND_H
 
+#include <warpred/op_argminmax.cuh>
 #include "wt_types.h"
 
 /* ------------------------------------------------------------------------------------------
@@ -29,6 +30,21 @@
 
 enum wt_argop { WT_ARGMAX, WT_ARGMIN, WT_ARGMAX_NUM, WT_ARGMIN_NUM };
 static const char *const wt_argop_name[] = {"argmax", "argmin", "argmax_num", "argmin_num"};
+
+/* The warpred operation of each wt_argop (wt_argop_of<WT_ARGMAX>::type is warpred_op_argmax). */
+template <int Op> struct wt_argop_of;
+template <> struct wt_argop_of<WT_ARGMAX> {
+    typedef warpred_op_argmax type;
+};
+template <> struct wt_argop_of<WT_ARGMIN> {
+    typedef warpred_op_argmin type;
+};
+template <> struct wt_argop_of<WT_ARGMAX_NUM> {
+    typedef warpred_op_argmax_num type;
+};
+template <> struct wt_argop_of<WT_ARGMIN_NUM> {
+    typedef warpred_op_argmin_num type;
+};
 
 template <typename T> static int wt_isnan_v(T v)
 {

@@ -135,6 +135,19 @@ template <typename Fn> static void wt_each_block(int blocks, int n, Fn fn)
     wt_host_free(pos);
 }
 
+/* The back-to-back tests (several block reductions in one kernel with no barrier of the caller's
+   in between) run blocks of each of these shapes with at least `smallest` threads:
+   fn(shape, n), n the shape's thread count. */
+template <typename Fn> static void wt_each_back_to_back_shape(int smallest, Fn fn)
+{
+    const dim3 shapes[] = {dim3(1024), dim3(1000), dim3(257), dim3(64), dim3(33),
+                           dim3(32),   dim3(5),    dim3(2),   dim3(1),  dim3(7, 5, 3)};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int n = (int)(shapes[s].x * shapes[s].y * shapes[s].z);
+        if (n >= smallest) fn(shapes[s], n);
+    }
+}
+
 /* The WT_MODE_WARPS test warps at width W: launch(d_modes, d_red, d_all) runs a kernel of
    WT_MODE_WARPS blocks of 32 threads in which lane l of block b makes the calls of mode
    d_modes[b] (wt_warp_calls) with input b * 32 + l, writing red + b * 32 + l and all + b * 32 + l.
