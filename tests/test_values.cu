@@ -5,7 +5,7 @@
    IEEE rules in vector types; a user operation; and the block layer's compound orders checked to
    the bit against block_reduce.cuh's ORDER at 1, 2, 4, 8, 17 and 32 warps. */
 #include <warpred/warpred.cuh>
-#include "wt.h"
+#include "wt_plans.h"
 
 /* ---- the manuals' snippets: particle and centre (value.cuh), op_absmax and peak (operation.cuh) ---- */
 
@@ -120,18 +120,6 @@ template <typename T> __global__ void k_grid(const T *in, warpred_grid_scratch s
     warpred_grid_reduce(in[blockIdx.x * blockDim.x + threadIdx.x], warpred_op_sum(), scratch, out);
 }
 
-static void tv_release_scratch(void *p)
-{
-    warpred_grid_scratch_destroy((warpred_grid_scratch *)p);
-    free(p);
-}
-
-static void tv_release_plan(void *p)
-{
-    warpred_device_plan_destroy((warpred_device_plan *)p);
-    free(p);
-}
-
 /* Every level reduces fresh random values of T and must match the exact host sum. */
 template <typename T> static void levels_of(const char *name)
 {
@@ -176,10 +164,7 @@ template <typename T> static void levels_of(const char *name)
     }
 
     /* grid: 37 blocks of 128 */
-    warpred_grid_scratch *scratch = (warpred_grid_scratch *)malloc(sizeof *scratch);
-    const char *why;
-    if (warpred_grid_scratch_create(scratch, 64, sizeof(T), &why) != cudaSuccess) fail_msg("grid scratch: %s", why);
-    wt_own(scratch, tv_release_scratch);
+    warpred_grid_scratch *scratch = wt_grid_scratch(64, sizeof(T));
     for (int rep = 0; rep < 2; rep++) {
         wt_poison(out, sizeof(T));
         k_grid<T><<<37, 128>>>(in, *scratch, out);
@@ -192,9 +177,8 @@ template <typename T> static void levels_of(const char *name)
     }
 
     /* device: several n, and a start one element in (misaligned for the 16-byte loads) */
-    warpred_device_plan *plan = (warpred_device_plan *)malloc(sizeof *plan);
-    if (warpred_device_plan_create(plan, 0, &why) != cudaSuccess) fail_msg("plan: %s", why);
-    wt_own(plan, tv_release_plan);
+    warpred_device_plan *plan = wt_device_plan(0);
+    const char *why;
     const int ns[] = {0, 1, 31, 1000, 4099, N - 1};
     for (int k = 0; k < 6; k++) {
         for (int start = 0; start < 2 && start + ns[k] <= N; start++) {
@@ -512,10 +496,8 @@ static void test_device_tuple_sum_of_negative_zeros(void **state)
     float *in = (float *)wt_dev_alloc(N * sizeof(float));
     warpred_tuple2<float, int> *out = (warpred_tuple2<float, int> *)wt_dev_alloc(sizeof(warpred_tuple2<float, int>));
     wt_to_dev(in, h, N * sizeof(float));
-    warpred_device_plan *plan = (warpred_device_plan *)malloc(sizeof *plan);
+    warpred_device_plan *plan = wt_device_plan(0);
     const char *why;
-    if (warpred_device_plan_create(plan, 0, &why) != cudaSuccess) fail_msg("plan: %s", why);
-    wt_own(plan, tv_release_plan);
     const auto op = warpred_make_op_tuple(warpred_op_sum(), warpred_op_sum());
     WT_CUDA(warpred_device_transform_reduce(plan, in, (size_t)N, out, op, xf_negzero_pair(), 0, &why));
     WT_LAUNCHED();
