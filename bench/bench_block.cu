@@ -8,6 +8,11 @@
                                              one barrier per call, run-time and compile-time size
         cub::BlockReduce<T, BS, BLOCK_REDUCE_WARP_REDUCTIONS>
         cub::BlockReduce<T, BS, BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY>
+      each CUB algorithm twice: with two TempStorage alternating (its fastest: every reduction in
+      flight has its own storage, so CUB needs no extra __syncthreads(); its rule is a barrier
+      before a storage is reused, and each call's own barrier comes after the previous call on
+      the other storage finished reading), and with one storage and a __syncthreads() after each
+      call (what a caller of one TempStorage must write). warpred needs nothing of the caller.
       in two loops:
         throughput  each iteration reduces K_TP = 2 independent fresh values (x_k + i); the
                     results feed accumulators
@@ -15,13 +20,9 @@
                     result of the same thread (FFMA / DFMA; for int x ^ (r & s))
       One launch = BLOCKS_PER_SM * SMs blocks (2112 on an H100), each thread of each block
       running the loop; rate = reductions (one per block per call) / time, in G reductions/s.
-      Ratios: warpred / the better of the two CUB algorithms; the table marks with * a ratio
-      below 0.95 for the run-time size (which pays for reading the block size) or below 1.0 for
-      <BS>. CUB is used at its fastest: every reduction in flight has its own
-      TempStorage and consecutive calls alternate between them, so CUB needs no extra
-      __syncthreads() (its rule: a barrier before a TempStorage is reused; each CUB call's own
-      barrier comes after the previous call on the other storage finished reading). warpred
-      needs nothing of the caller.
+      Ratios, marked * below their target: the reducer <BS> / CUB's better algorithm with two
+      storages (1.0; 0.95 for max and max_num), the stateless <BS> / CUB's better algorithm with
+      one storage (0.9), and each form's run-time size / its compile-time size (0.9).
    2. IEEE max / max_num (NaN propagates / is ignored, -0 < +0, canonical NaN), float and double,
       both loops:
         warp    warpred_warp_allreduce vs cg::reduce(tile, v, cg::greater<T>()) and an xor
@@ -92,10 +93,15 @@ __device__ __forceinline__ int chain_next(int x, int r, int s) { return x ^ (r &
 
 /* ---- block level ---- */
 
-enum { V_RT, V_CT, V_RED_RT, V_RED_CT, V_CUB_WR, V_CUB_RAKE, BV };
-static const char *const block_variant[] = {
-    "warpred run-time size", "warpred <BS>",        "warpred reducer, run-time size",
-    "warpred reducer <BS>",  "CUB warp-reductions", "CUB raking-commutative"};
+enum { V_RT, V_CT, V_RED_RT, V_RED_CT, V_CUB_WR, V_CUB_RAKE, V_CUB1_WR, V_CUB1_RAKE, BV };
+static const char *const block_variant[] = {"warpred run-time size",
+                                            "warpred <BS>",
+                                            "warpred reducer, run-time size",
+                                            "warpred reducer <BS>",
+                                            "CUB warp-reductions",
+                                            "CUB raking-commutative",
+                                            "CUB warp-reductions, one storage + sync",
+                                            "CUB raking-commutative, one storage + sync"};
 
 template <typename T, int V, int BS, int Op> struct block_call;
 template <typename T, int BS, int Op> struct block_call<T, V_RT, BS, Op> {
@@ -126,20 +132,38 @@ template <typename T, int BS, int Op> struct block_call<T, V_CT, BS, Op> {
         return warpred_block_reduce<BS>(v, typename warpred_op_of<Op>::type());
     }
 };
-template <typename T, int BS, int Op, cub::BlockReduceAlgorithm A> struct block_call_cub {
+template <typename T, int BS, int Op, cub::BlockReduceAlgorithm A, bool OneStorage = false> struct block_call_cub {
     typedef cub::BlockReduce<T, BS, A> R;
     typedef typename R::TempStorage storage;
-    static __device__ __forceinline__ T run(storage &s, T v)
+    static __device__ __forceinline__ T reduce(storage &s, T v)
     {
         if constexpr (Op == OP_SUM) return R(s).Sum(v);
         else
             return R(s).Reduce(v, lt_max());
+    }
+    /* OneStorage: CUB used the way a single TempStorage requires, a __syncthreads() after each
+       call (what the stateless warpred calls are compared with). */
+    static __device__ __forceinline__ T run(storage &s, T v)
+    {
+        if constexpr (OneStorage) {
+            __shared__ storage one;
+            const T r = reduce(one, v);
+            __syncthreads();
+            return (void)s, r;
+        } else {
+            return reduce(s, v);
+        }
     }
 };
 template <typename T, int BS, int Op>
 struct block_call<T, V_CUB_WR, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_WARP_REDUCTIONS> {};
 template <typename T, int BS, int Op>
 struct block_call<T, V_CUB_RAKE, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY> {};
+template <typename T, int BS, int Op>
+struct block_call<T, V_CUB1_WR, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_WARP_REDUCTIONS, true> {};
+template <typename T, int BS, int Op>
+struct block_call<T, V_CUB1_RAKE, BS, Op> : block_call_cub<T, BS, Op, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, true> {
+};
 
 /* The loops around one block reduction C (block_call, proto_call). Chain: one call site, 2 CUB storages alternating;
    throughput: one storage per reduction in flight. Thread 0 of each block writes its result (the only thread that has
@@ -538,12 +562,19 @@ static void proto_table(bench_env *e, size_t n)
 
 static double max2(double a, double b) { return a > b ? a : b; }
 
+/* A ratio the table prints, with the level below which it is marked *. */
+typedef struct {
+    const char *name;
+    double value, level;
+} ratio_col;
+
 /* One row of the block table: the four variants at BS threads. */
 template <typename T, int Op, int BS, bool Chain> static void block_row(bench_env *e, const char *type)
 {
-    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>,     launch_block<T, V_CT, BS, Op, Chain>,
-                         launch_block<T, V_RED_RT, BS, Op, Chain>, launch_block<T, V_RED_CT, BS, Op, Chain>,
-                         launch_block<T, V_CUB_WR, BS, Op, Chain>, launch_block<T, V_CUB_RAKE, BS, Op, Chain>};
+    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>,      launch_block<T, V_CT, BS, Op, Chain>,
+                         launch_block<T, V_RED_RT, BS, Op, Chain>,  launch_block<T, V_RED_CT, BS, Op, Chain>,
+                         launch_block<T, V_CUB_WR, BS, Op, Chain>,  launch_block<T, V_CUB_RAKE, BS, Op, Chain>,
+                         launch_block<T, V_CUB1_WR, BS, Op, Chain>, launch_block<T, V_CUB1_RAKE, BS, Op, Chain>};
     const T s = chain_scale<T>(Op, BS);
     const int iters = Chain ? chain_iters(BS) : chain_iters(BS) / 2;
     const double reductions = (double)e->blocks * iters * (Chain ? 1 : K_TP);
@@ -554,37 +585,35 @@ template <typename T, int Op, int BS, bool Chain> static void block_row(bench_en
        results (the throughput rows check the results). */
     const int bad =
         time_row<T>(e, fns, BV, &s, iters, reductions, Chain ? -1 : same_type<T, int>::value || Op != OP_SUM, rate, us);
-    const double cub = max2(rate[V_CUB_WR], rate[V_CUB_RAKE]);
-    const double level_rt = Op == OP_SUM ? 0.95 : Op == OP_MAX ? 0.9 : 1.0, level_ct = Op == OP_SUM ? 1.0 : level_rt;
-    const double r_rt = rate[V_RT] / cub, r_ct = rate[V_CT] / cub;
-    const double q_rt = rate[V_RED_RT] / cub, q_ct = rate[V_RED_CT] / cub;
-    printf("| %-6s %-7s | %-10s | %4d | %8.3f | %8.3f | %8.3f | %8.3f | %8.3f | %8.3f | %5.2f%s | %5.2f%s | %5.2f%s | "
-           "%5.2f%s |%s\n",
-           type, op_name[Op], Chain ? "latency" : "throughput", BS, rate[V_RT], rate[V_CT], rate[V_RED_RT],
-           rate[V_RED_CT], rate[V_CUB_WR], rate[V_CUB_RAKE], r_rt, r_rt < level_rt ? "*" : " ", r_ct,
-           r_ct < level_ct ? "*" : " ", q_rt, q_rt < level_rt ? "*" : " ", q_ct, q_ct < level_ct ? "*" : " ",
-           bad ? " MISMATCH" : "");
+    /* The targets: the reducer against CUB's better algorithm with two storages alternating;
+       the stateless <BS> call against CUB with one storage and a barrier after each call; each
+       run-time size against the same form with the compile-time size. */
+    const double cub2 = max2(rate[V_CUB_WR], rate[V_CUB_RAKE]), cub1 = max2(rate[V_CUB1_WR], rate[V_CUB1_RAKE]);
+    const ratio_col cols[] = {
+        {"reducer <BS> / best CUB", rate[V_RED_CT] / cub2, Op == OP_SUM ? 1.0 : 0.95},
+        {"<BS> / best CUB one storage", rate[V_CT] / cub1, 0.9},
+        {"run-time / <BS>", rate[V_RT] / rate[V_CT], 0.9},
+        {"reducer run-time / reducer <BS>", rate[V_RED_RT] / rate[V_RED_CT], 0.9},
+    };
+    printf("| %-6s %-7s | %-10s | %4d |", type, op_name[Op], Chain ? "latency" : "throughput", BS);
+    for (int v = 0; v < BV; v++) printf(" %7.3f |", rate[v]);
+    for (int c = 0; c < (int)(sizeof cols / sizeof cols[0]); c++)
+        printf(" %5.2f%s |", cols[c].value, cols[c].value < cols[c].level ? "*" : " ");
+    printf("%s\n", bad ? " MISMATCH" : "");
     for (int v = 0; v < BV; v++)
         fprintf(e->csv, "block_reduce,\"%s %s %s\",\"%s\",%d,%.3f,%.4f,G reductions/s\n", type, op_name[Op],
                 Chain ? "latency" : "throughput", block_variant[v], BS, us[v], rate[v]);
-    fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"run-time / best CUB\",%d,,%.4f,ratio\n", type, op_name[Op],
-            Chain ? "latency" : "throughput", BS, r_rt);
-    fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"<BS> / best CUB\",%d,,%.4f,ratio\n", type, op_name[Op],
-            Chain ? "latency" : "throughput", BS, r_ct);
-    fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"reducer run-time / best CUB\",%d,,%.4f,ratio\n", type,
-            op_name[Op], Chain ? "latency" : "throughput", BS, q_rt);
-    fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"reducer <BS> / best CUB\",%d,,%.4f,ratio\n", type, op_name[Op],
-            Chain ? "latency" : "throughput", BS, q_ct);
+    for (int c = 0; c < (int)(sizeof cols / sizeof cols[0]); c++)
+        fprintf(e->csv, "block_reduce_ratio,\"%s %s %s\",\"%s\",%d,,%.4f,ratio\n", type, op_name[Op],
+                Chain ? "latency" : "throughput", cols[c].name, BS, cols[c].value);
 }
 
 static void block_header(void)
 {
-    printf("| type op        | loop       | BS   | run-time | <BS>     | red. rt  | red. BS  | CUB w-r  | CUB rak. | "
-           "rt/CUB "
-           "| <BS>/CUB | red.rt/CUB | red.BS/CUB |\n");
-    printf("|----------------|------------|-----:|---------:|---------:|---------:|---------:|---------:|---------:|---"
-           "----:"
-           "|---------:|-----------:|-----------:|\n");
+    printf("| type op        | loop       | BS   | rt      | <BS>    | red. rt | red. BS | CUB w-r | CUB rak | "
+           "CUB1 wr | CUB1 rk | red.BS/CUB | <BS>/CUB1 | rt/<BS> | red.rt/red.BS |\n");
+    printf("|----------------|------------|-----:|--------:|--------:|--------:|--------:|--------:|--------:|"
+           "--------:|--------:|------:|------:|------:|------:|\n");
 }
 
 template <typename T, bool Chain> static void block_sum_rows(bench_env *e, const char *type)
@@ -643,9 +672,10 @@ template <typename T> __global__ void k_fill(T *x, size_t n)
    with few iterations, nothing timed. */
 template <typename T, int Op, int BS, bool Chain> static void profile_block(bench_env *e)
 {
-    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>,     launch_block<T, V_CT, BS, Op, Chain>,
-                         launch_block<T, V_RED_RT, BS, Op, Chain>, launch_block<T, V_RED_CT, BS, Op, Chain>,
-                         launch_block<T, V_CUB_WR, BS, Op, Chain>, launch_block<T, V_CUB_RAKE, BS, Op, Chain>};
+    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>,      launch_block<T, V_CT, BS, Op, Chain>,
+                         launch_block<T, V_RED_RT, BS, Op, Chain>,  launch_block<T, V_RED_CT, BS, Op, Chain>,
+                         launch_block<T, V_CUB_WR, BS, Op, Chain>,  launch_block<T, V_CUB_RAKE, BS, Op, Chain>,
+                         launch_block<T, V_CUB1_WR, BS, Op, Chain>, launch_block<T, V_CUB1_RAKE, BS, Op, Chain>};
     const T s = chain_scale<T>(Op, BS);
     for (int v = 0; v < BV; v++) fns[v](e->blocks, e->in, e->out, &s, chain_iters(BS) / 8);
     BCHECK(cudaGetLastError());
@@ -672,6 +702,7 @@ static int profile(bench_env *e, size_t n)
     profile_warp<float, OP_MAX>(e);
     profile_warp<float, OP_MAX_NUM>(e);
     k_fill<int><<<1024, 256>>>((int *)e->in, n);
+    profile_block<int, OP_SUM, 128, false>(e);
     profile_block<int, OP_SUM, 256, true>(e);
     profile_block<int, OP_SUM, 256, false>(e);
     k_fill<double><<<1024, 256>>>((double *)e->in, n / 2);
@@ -710,7 +741,9 @@ int main(int argc, char **argv)
            CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, prop.name, prop.multiProcessorCount, e.blocks,
            REPS, WARMUP, K_TP);
 
-    printf("1. block sum (* below: run-time 0.95, <BS> 1.0 of the better CUB algorithm)\n\n");
+    printf("1. block sum. Ratios (* below the target): the reducer <BS> / CUB's better algorithm with two storages "
+           "(1.0; max 0.95), <BS> / CUB with one storage and a barrier per call (0.9), run-time / <BS> size for "
+           "each form (0.9)\n\n");
     block_header();
     k_fill<float><<<1024, 256>>>((float *)e.in, n);
     block_sum_rows<float, false>(&e, "float");

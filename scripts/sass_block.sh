@@ -42,7 +42,7 @@ rm -f "$OUT/sass_all_mangled.txt"
 for f in "$OUT"/sass/*.sass; do
   b=$(basename "$f" .sass)
   case "$b" in
-    *k_block*Li256E*|*k_block*Li1024E*|*k_block*Li1000E*|*k_warp*) ;;
+    *k_block*Li128E*|*k_block*Li256E*|*k_block*Li1024E*|*k_block*Li1000E*) ;;
     *) rm -f "$f" ;;
   esac
 done

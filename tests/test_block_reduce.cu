@@ -212,8 +212,10 @@ WT_GPU_TESTS_EACH_TYPE(test_ops_, run_int_ops, run_float_ops)
 
 /* Float sums follow the documented order (block_reduce.cuh, ORDER OF FLOAT SUMS) to the bit.
    Blocks of more than 32 threads (32 and fewer are a warp reduction; its allreduce is a
-   butterfly). Scalars: lane L sums the values of threads L, L + 32, L + 64, ... left to right,
-   then the lane sums go through the shuffle-down tree (lanes with no value left out). The host
+   butterfly). Scalars: lane L sums the values of threads L, L + 32, L + 64, ... (its column)
+   by the same pairwise tree as the shuffle-down tree (slot j = thread L + 32 j, absent slots
+   left out), then the lane sums go through the shuffle-down tree (lanes with no value left
+   out). The host
    models below do exactly that in T arithmetic; the compound order (each warp's tree, then the
    partials in order up to 16 warps, by the tree above) is modelled for the tuple test below. */
 template <typename T>
@@ -231,8 +233,10 @@ template <typename T> static T wt_block_sum_model(const T *x, int n)
     const int lanes = n < 32 ? n : 32;
     T column[32];
     for (int l = 0; l < lanes; l++) {
-        column[l] = x[l];
-        for (int t = l + 32; t < n; t += 32) column[l] = column[l] + x[t];
+        T slots[32];
+        int count = 0;
+        for (int t = l; t < n; t += 32) slots[count++] = x[t];
+        column[l] = wt_down_tree_model(slots, count);
     }
     return wt_down_tree_model(column, lanes);
 }

@@ -55,8 +55,9 @@
      - Blocks of up to 32 threads: the tree over the threads, as warpred_warp_reduce_partial;
        except that _allreduce of exactly 32 threads is warpred_warp_allreduce's butterfly,
        whose float sums may differ from the tree's in the last bits.
-     - Larger blocks, scalars: lane L of the first warp combines x[L], x[L + 32], x[L + 64], ...
-       left to right, ((x[L] x[L+32]) x[L+64]) ..., then the tree over the 32 lane results.
+     - Larger blocks, scalars: lane L of the first warp combines its column x[L], x[L + 32],
+       x[L + 64], ... by the same tree (slot j holding x[L + 32 j]: ((x[L] x[L+32]) (x[L+64]
+       x[L+96])) ...), then the tree over the 32 lane results.
      - Larger blocks, compound values (every struct: vector types, tuples, pairs, Welford, your
        types): the tree in each warp; then the warp results w0, w1, ... are combined
          by member-wise operations (operation.cuh: the built-in operations on vector types and
@@ -124,8 +125,11 @@
 
 /* ---- the block's shape (also used by the grid layer: part of this layer's entry points) ---- */
 
+/* blockDim is a constant-bank load, threadIdx.y and .z are special-register reads (slow, and on
+   the path to the first shared-memory store): a 1D block, the common case, reads threadIdx.x only. */
 __device__ __forceinline__ int warpred__block_thread_rank(void)
 {
+    if (blockDim.y == 1 && blockDim.z == 1) return (int)threadIdx.x;
     return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
 }
 
@@ -214,7 +218,8 @@ __device__ __forceinline__ T warpred__block_fold(T v, Op op, T *slots, int nthre
    needs no branch, which let the compiler keep the address arithmetic out of a caller's loop;
    int sums ran faster). After one barrier, lane L of warp 0 folds its own
    value with the cells of threads L + 32, L + 64, ... (a column: consecutive lanes read
-   consecutive cells, no bank conflicts), left to right, and warp 0's shuffle tree finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's
+   consecutive cells, no bank conflicts) by a pairwise tree, and warp 0's shuffle tree
+   finishes. One warp shuffles instead of all of them. The second barrier follows warp 0's
    column folds: the other warps wait there only for those, and warp 0's tree runs after it
    while they return to the caller and may store their next values. _allreduce: the second
    barrier follows the result's store into the last cell. */
@@ -234,39 +239,48 @@ template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warp
         return op(a, b);
 }
 
-/* r, then c[0], ..., c[m - 1] (m <= B), left to right. */
-template <int B, bool Plain, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_fold(T r, const T *c, int m, Op op)
+/* A column's slots: slot 0 is the lane's own value r, slot j >= 1 the cell column[32 (j - 1)]
+   (thread L + 32 j's value); the first n are present. They fold as a pairwise tree over the 32
+   slots, absent slots dropping out: each group of 8 as ((s0 s1)(s2 s3))((s4 s5)(s6 s7)), the
+   groups as ((g0 g1)(g2 g3)). A tree, not a chain: the loads are in flight together and the
+   longest chain of operations is 5, not 31 (a chain made 1024-thread blocks trail CUB). */
+template <bool Plain, typename T, typename Op>
+__device__ __forceinline__ T warpred__column_group(T r, const T *column, int g, int n, Op op)
 {
+    T s[8];
 #pragma unroll
-    for (int i = 0; i < B; i++)
-        if (i < m) r = warpred__rake_step<Plain>(op, r, c[i]);
-    return r;
+    for (int i = 0; i < 8; i++) {
+        const int j = 8 * g + i;
+        s[i] = j == 0 ? r : j < n ? column[32 * (j - 1)] : r; /* absent slots are never read */
+    }
+    const int m = n - 8 * g;
+#pragma unroll
+    for (int d = 1; d < 8; d *= 2)
+#pragma unroll
+        for (int i = 0; i + d < 8; i += 2 * d)
+            if (i + d < m) s[i] = warpred__rake_step<Plain>(op, s[i], s[i + d]);
+    return s[0];
 }
 
-/* r, then the first k cells of a column, left to right: full batches of B, then the last m
-   (1..B); B loads in flight at a time (the batch of warpred__block_rake). */
-template <int B, bool Plain, typename T, typename Op>
-__device__ __forceinline__ T warpred__rake_column(T r, const T *column, int k, Op op)
+/* r folded with the first k cells of its column in that tree. K: k at compile time, or -1. */
+template <int K, bool Plain, typename T, typename Op>
+__device__ __forceinline__ T warpred__fold_column(T r, const T *column, int k, Op op)
 {
-    const int batches = k > B ? (k - 1) / B : 0, m = k - B * batches;
-    T c[B];
-#pragma unroll 1
-    for (int b = 0; b < batches; b++) {
-#pragma unroll
-        for (int i = 0; i < B; i++) c[i] = column[32 * (B * b + i)];
-        r = warpred__rake_fold<B, Plain>(r, c, B, op);
+    const int n = (K >= 0 ? K : k) + 1;
+    T a = warpred__column_group<Plain>(r, column, 0, n, op);
+    if (n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<Plain>(r, column, 1, n, op));
+    if (n > 16) {
+        T b = warpred__column_group<Plain>(r, column, 2, n, op);
+        if (n > 24) b = warpred__rake_step<Plain>(op, b, warpred__column_group<Plain>(r, column, 3, n, op));
+        a = warpred__rake_step<Plain>(op, a, b);
     }
-#pragma unroll
-    for (int i = 0; i < B; i++)
-        if (i < m) c[i] = column[32 * (B * batches + i)];
-    return warpred__rake_fold<B, Plain>(r, c, m, op);
+    return a;
 }
 
 /* Warp 0 folds its columns, K cells each (-1: known only at run time, counted - 1 - lane over
    32), then the second barrier (the cells are free again), then warp 0's tree; every thread of
    the block calls (the barriers are inside). */
-template <int K, bool Broadcast, int NCells, int B, typename T, typename Op>
+template <int K, bool Broadcast, int NCells, typename T, typename Op>
 __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int counted, bool plain)
 {
     typedef warpred_op_warp<Op, T> W;
@@ -275,10 +289,10 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
     if (tid < 32) {
         const T *column = cells + 32 + tid;
         if constexpr (W::votes)
-            r = plain ? warpred__rake_column<B, true>(r, column, k, op)
-                      : warpred__rake_column<B, false>(r, column, k, op);
+            r = plain ? warpred__fold_column<K, true>(r, column, k, op)
+                      : warpred__fold_column<K, false>(r, column, k, op);
         else
-            r = warpred__rake_column<B, false>(r, column, k, op);
+            r = warpred__fold_column<K, false>(r, column, k, op);
     }
     /* Reduce: the cells are free once warp 0 has folded them. (A barrier right after the
        loads, before the fold, measured half the rate in a tight loop.) */
@@ -305,10 +319,6 @@ __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int c
 {
     typedef warpred_op_warp<Op, T> W;
     constexpr int ncells = BlockThreads != 0 ? BlockThreads : WARPRED_BLOCK_MAX_THREADS;
-    /* Loads in flight per column batch: 8, but 4 for 8-byte types unless the compile-time size
-       is whole warps: the run-time kernels hold every size's code, and 8 doubles in flight
-       there took them to 40-50 registers (fewer blocks per SM); with 4 they fit in 32-40. */
-    constexpr int batch = sizeof(T) <= 4 || (BlockThreads != 0 && BlockThreads % 32 == 0) ? 8 : 4;
     T *cells = warpred__rake_cells<T, ncells>();
     const int tid = warpred__block_thread_rank();
     WARPRED_ASSERT(nthreads <= ncells); /* WARPRED_BLOCK_MAX_THREADS */
@@ -319,19 +329,19 @@ __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int c
         __syncthreads();
     if (counted == nthreads && nthreads % 32 == 0) {
         if constexpr (BlockThreads != 0) {
-            return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
+            return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
         } else {
             switch (nthreads) {
-            case 64: return warpred__rake<1, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
-            case 128: return warpred__rake<3, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
-            case 256: return warpred__rake<7, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
-            case 512: return warpred__rake<15, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
-            case 1024: return warpred__rake<31, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
+            case 64: return warpred__rake<1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 128: return warpred__rake<3, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 256: return warpred__rake<7, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 512: return warpred__rake<15, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 1024: return warpred__rake<31, Broadcast, ncells>(v, op, cells, tid, counted, plain);
             default: break;
             }
         }
     }
-    return warpred__rake<-1, Broadcast, ncells, batch>(v, op, cells, tid, counted, plain);
+    return warpred__rake<-1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
 }
 
 /* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block

@@ -62,12 +62,13 @@
 
    COST  Per call one barrier (a __syncthreads_or for float/double min/max, which also asks
    whether any value is a NaN or a zero); otherwise as warpred_block_reduce: warp 0 folds the
-   cells' columns and runs one shuffle tree. allreduce: every warp folds the columns itself
-   (the same operations in the same order, so the same bits) instead of waiting on a second
-   barrier for warp 0's result; a block with a partial last warp, which cannot run the tree
-   itself, takes that second barrier. The thread's rank, the block size, its column lengths and
-   the code for its size are chosen once, when the reducer is declared. Figures:
-   docs/BENCHMARKS.md (bench_block).
+   cells' columns and runs one shuffle tree. allreduce of scalars: every warp folds the columns
+   itself (the same operations in the same order, so the same bits) instead of waiting on a
+   second barrier for warp 0's result; a block with a partial last warp, which cannot run the
+   tree itself, and compound values (whose slots thread 0 folds) take that second barrier. The
+   thread's rank and its column length are found once, when the reducer is declared; a
+   run-time size picks the code for its size with one switch per call on the block size.
+   Figures: docs/BENCHMARKS.md (bench_block, bench_compound).
 
    This header needs block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base beside it.
 */
@@ -75,6 +76,12 @@
 #define WARPRED_BLOCK_REDUCER_CUH
 
 #include "block_reduce.cuh"
+
+/* Run-time sizes: whole-warp blocks of 64, 128, 256, 512 and 1024 threads fold their columns
+   with code for their length (one switch per call; 0: every size takes the general fold). */
+#ifndef WARPRED__BLOCK_REDUCER_DISPATCH
+#    define WARPRED__BLOCK_REDUCER_DISPATCH 1
+#endif
 
 #ifndef WARPRED_BLOCK_REDUCER_CHECK
 #    ifdef NDEBUG
@@ -107,7 +114,6 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
     int other_;                           /* from it to the other set, in cells: +cells or -cells */
     int tid_, nthreads_;
     int column_; /* scalars: the cells lane (tid & 31) of warp 0 folds after its own value */
-    int size_;   /* whole-warp block sizes with code of their own (64 .. 1024), else 0 */
 
     /* The call's barrier; with the check, also whether every thread is on this set. */
     __device__ __forceinline__ bool barrier_or(bool pred)
@@ -150,59 +156,64 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
         return cells[RESULT];
     }
 
-    /* Scalars, after the barrier: warp 0 (Broadcast with whole warps: every warp, starting from
-       warp 0's lane values in the cells) folds the columns, K cells each (-1: from counted), and
+    /* Lane L's column of the cells, K (-1: k at run time) cells, folded in ORDER. */
+    template <int K, bool Plain, typename Op>
+    __device__ __forceinline__ T fold_column(T r, const T *column, int k, Op op, bool plain)
+    {
+        if constexpr (Plain) {
+            if (plain) return warpred__fold_column<K, true>(r, column, k, op);
+        }
+        return warpred__fold_column<K, false>(r, column, k, op);
+    }
+    template <bool Plain, typename Op>
+    __device__ __forceinline__ T fold(T r, const T *column, int counted, Op op, bool plain)
+    {
+        if (counted == nthreads_) { /* the whole block: the column lengths of the constructor */
+            if constexpr (BlockThreads != 0 && BlockThreads % 32 == 0)
+                return fold_column<BlockThreads / 32 - 1, Plain>(r, column, 0, op, plain);
+#if WARPRED__BLOCK_REDUCER_DISPATCH
+            /* on the block size, which the compiler knows to be the same in every thread (a
+               switch on a per-lane length made it guard every later shuffle against divergence) */
+            if constexpr (BlockThreads == 0) {
+                switch (nthreads_) {
+                case 64: return fold_column<1, Plain>(r, column, 0, op, plain);
+                case 128: return fold_column<3, Plain>(r, column, 0, op, plain);
+                case 256: return fold_column<7, Plain>(r, column, 0, op, plain);
+                case 512: return fold_column<15, Plain>(r, column, 0, op, plain);
+                case 1024: return fold_column<31, Plain>(r, column, 0, op, plain);
+                default: break;
+                }
+            }
+#endif
+            return fold_column<-1, Plain>(r, column, column_, op, plain);
+        }
+        const int lane = tid_ & 31;
+        return fold_column<-1, Plain>(r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0, op, plain);
+    }
+
+    /* Scalars: every thread stores its value, one barrier, then warp 0 (Broadcast with whole
+       warps: every warp, starting from warp 0's lane values in the cells) folds its column and
        runs the tree. */
-    template <bool Broadcast, int K, typename Op>
-    __device__ __forceinline__ T rake(T v, Op op, T *cells, int counted, bool plain)
+    template <bool Broadcast, typename Op> __device__ __forceinline__ T scalars(T v, Op op, int counted)
     {
         typedef warpred_op_warp<Op, T> W;
-        enum { B = sizeof(T) <= 4 || BlockThreads != 0 ? 8 : 4 }; /* loads in flight (block_reduce.cuh) */
+        T *cells = take_set();
+        if (Broadcast || tid_ >= 32) cells[tid_] = v; /* reduce: warp 0 keeps its own values */
+        bool plain = false;
+        if constexpr (W::votes) plain = !barrier_or(tid_ < counted && W::special(v));
+        else
+            barrier();
         const bool every_warp = Broadcast && whole_warps();
         T r = v;
         if (every_warp || tid_ < 32) {
             const int lane = tid_ & 31;
             if (tid_ >= 32) r = cells[lane];
-            const int k = K >= 0                 ? K
-                          : counted == nthreads_ ? column_
-                                                 : (lane < counted ? (counted - 1 - lane) >> 5 : 0);
-            const T *column = cells + 32 + lane;
-            if constexpr (W::votes)
-                r = plain ? warpred__rake_column<B, true>(r, column, k, op)
-                          : warpred__rake_column<B, false>(r, column, k, op);
-            else
-                r = warpred__rake_column<B, false>(r, column, k, op);
+            r = fold<W::votes>(r, cells + 32 + lane, counted, op, plain);
             r = warpred__warp_reduce_prefix<false>(r, op, 32, counted < 32 ? counted : 32);
             if (every_warp) r = warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, r, 0, 32);
         }
         if (Broadcast && !every_warp) r = broadcast(cells, r);
         return r;
-    }
-
-    /* Scalars: every thread stores its value, one barrier, then the fold; whole blocks of the
-       common sizes take code for their size, chosen once in the constructor. */
-    template <bool Broadcast, typename Op> __device__ __forceinline__ T scalars(T v, Op op, int counted)
-    {
-        typedef warpred_op_warp<Op, T> W;
-        T *cells = take_set();
-        cells[tid_] = v;
-        bool plain = false;
-        if constexpr (W::votes) plain = !barrier_or(tid_ < counted && W::special(v));
-        else
-            barrier();
-        if constexpr (BlockThreads != 0 && BlockThreads % 32 == 0) {
-            if (counted == BlockThreads) return rake<Broadcast, BlockThreads / 32 - 1>(v, op, cells, counted, plain);
-        } else if constexpr (BlockThreads == 0) {
-            if (counted == nthreads_) switch (size_) {
-                case 256: return rake<Broadcast, 7>(v, op, cells, counted, plain);
-                case 128: return rake<Broadcast, 3>(v, op, cells, counted, plain);
-                case 512: return rake<Broadcast, 15>(v, op, cells, counted, plain);
-                case 1024: return rake<Broadcast, 31>(v, op, cells, counted, plain);
-                case 64: return rake<Broadcast, 1>(v, op, cells, counted, plain);
-                default: break;
-                }
-        }
-        return rake<Broadcast, -1>(v, op, cells, counted, plain);
     }
 
     /* Compound values: each warp's tree, one barrier, then the warp results folded as
@@ -218,8 +229,12 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
         }
         barrier();
         const int nwarps = (counted + 31) >> 5;
-        if (warpred__member_wise<Op, T>::value && nwarps <= 16) /* left to right, by every thread that needs it */
-            return Broadcast || tid_ == 0 ? warpred__fold_in_order(slots, op, nwarps) : v;
+        if (warpred__member_wise<Op, T>::value && nwarps <= 16) { /* left to right, by thread 0 */
+            /* (every thread folding for itself instead of the broadcast's second barrier ran at
+               half the rate: 256 threads loading every slot) */
+            const T r = tid_ == 0 ? warpred__fold_in_order(slots, op, nwarps) : v;
+            return Broadcast ? broadcast(slots, r) : r;
+        }
         const bool every_warp = Broadcast && whole_warps();
         T r = v;
         if (every_warp || tid_ < 32) {
@@ -248,13 +263,14 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
   public:
     __device__ __forceinline__ explicit warpred_block_reducer(storage &s)
         : set_(reinterpret_cast<T *>(s.raw)), other_(storage::cells), tid_(warpred__block_thread_rank()),
-          nthreads_(warpred__block_size<BlockThreads>()), column_(0), size_(0)
+          nthreads_(warpred__block_size<BlockThreads>()), column_(0)
     {
         WARPRED_ASSERT(nthreads_ <= storage::threads); /* WARPRED_BLOCK_MAX_THREADS */
         const int lane = tid_ & 31;
         column_ = lane < nthreads_ ? (nthreads_ - 1 - lane) >> 5 : 0;
-        if (nthreads_ == 64 || nthreads_ == 128 || nthreads_ == 256 || nthreads_ == 512 || nthreads_ == 1024)
-            size_ = nthreads_;
+        /* Kept in registers: otherwise the compiler may read the thread index again in every
+           call of the caller's loop (special-register reads are slow). */
+        asm("" : "+r"(tid_));
     }
 
     template <typename Op> __device__ __forceinline__ T reduce(T v, Op op) { return call<false>(v, op, nthreads_); }

@@ -137,6 +137,42 @@ struct warpred_op_argmin : warpred__op_arg<false, false> {};
 struct warpred_op_argmax_num : warpred__op_arg<true, true> {};
 struct warpred_op_argmin_num : warpred__op_arg<false, true> {};
 
+/* Warp trees of float/double pairs: one vote beside a plain tree on whether any value is a NaN
+   or a zero (as for warpred_op_max); almost always none is, and then a plain compare decides
+   every step exactly (the better value wins, equal values the lower index), with no branch.
+   Otherwise the tree is run again with the full rule. Integer values take the full rule, which
+   is already plain. */
+template <bool IsMax, typename T, typename I> struct warpred__arg_warp_votes {
+    enum { hardware = 0, votes = 1 };
+    typedef warpred_arg<T, I> A;
+    typedef typename warpred__unsigned_of<I>::type UI;
+    template <typename Op> static __device__ __forceinline__ A step(const Op &op, A a, A b) { return op(a, b); }
+    static __device__ __forceinline__ A settle(A r, A, unsigned, unsigned) { return r; }
+    static __device__ __forceinline__ bool special(A v)
+    {
+        return warpred__minmax_warp<IsMax, false, T>::special(v.value);
+    }
+    static __device__ __forceinline__ A plain(A a, A b)
+    {
+        const bool a_better = IsMax ? a.value > b.value : a.value < b.value;
+        return a_better || (a.value == b.value && (UI)a.index < (UI)b.index) ? a : b;
+    }
+};
+template <typename Op, bool IsMax, typename T, typename I>
+struct warpred__arg_warp
+    : warpred__conditional<warpred__is_integer<T>::value, warpred__default_warp<Op, warpred_arg<T, I> >,
+                           warpred__arg_warp_votes<IsMax, T, I> >::type {};
+template <typename T, typename I>
+struct warpred_op_warp<warpred_op_argmax, warpred_arg<T, I> > : warpred__arg_warp<warpred_op_argmax, true, T, I> {};
+template <typename T, typename I>
+struct warpred_op_warp<warpred_op_argmin, warpred_arg<T, I> > : warpred__arg_warp<warpred_op_argmin, false, T, I> {};
+template <typename T, typename I>
+struct warpred_op_warp<warpred_op_argmax_num, warpred_arg<T, I> >
+    : warpred__arg_warp<warpred_op_argmax_num, true, T, I> {};
+template <typename T, typename I>
+struct warpred_op_warp<warpred_op_argmin_num, warpred_arg<T, I> >
+    : warpred__arg_warp<warpred_op_argmin_num, false, T, I> {};
+
 /* For warpred_device_reduce: element x at position i becomes the pair {x, i}. */
 struct warpred_xf_arg {
     template <typename T> __device__ __forceinline__ warpred_arg<T, long long> operator()(T x, size_t i) const

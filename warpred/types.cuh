@@ -37,6 +37,12 @@ template <bool B, typename T = void> struct warpred__enable_if {};
 template <typename T> struct warpred__enable_if<true, T> {
     typedef T type;
 };
+template <bool B, typename A, typename Z> struct warpred__conditional {
+    typedef A type;
+};
+template <typename A, typename Z> struct warpred__conditional<false, A, Z> {
+    typedef Z type;
+};
 
 /* ---- integers ---- */
 
