@@ -198,7 +198,8 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
     {
         typedef warpred_op_warp<Op, T> W;
         T *cells = take_set();
-        if (Broadcast || tid_ >= 32) cells[tid_] = v; /* reduce: warp 0 keeps its own values */
+        cells[tid_] = v; /* warp 0's too, though reduce never reads them: a store under a condition
+                            measured slower for int sums */
         bool plain = false;
         if constexpr (W::votes) plain = !barrier_or(tid_ < counted && W::special(v));
         else
