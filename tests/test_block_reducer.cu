@@ -27,28 +27,31 @@ template <typename T> __device__ __forceinline__ bool bits_differ(const T &a, co
 /* Call i: operation i % KINDS on value x + i; reduce, allreduce or _valid by (i / KINDS) % 3.
    Thread 0 counts the calls whose bits differ from the stateless call's (allreduce: the last
    thread too). bad[block] ends as that count. */
+/* One call in the given form, and its stateless counterpart. Not inlined: every run-time-size
+   call holds the code of every block size, and one kernel holding all of them took ptxas minutes. */
+template <int BS, typename R, typename T, typename Op>
+__device__ __noinline__ int checked_call(R &r, int form, T v, int valid, Op op)
+{
+    T a, b;
+    if (form == 0) a = r.reduce(v, op), b = warpred_block_reduce<BS>(v, op);
+    else if (form == 1)
+        a = r.allreduce(v, op), b = warpred_block_allreduce<BS>(v, op);
+    else
+        a = r.reduce_valid(v, op, valid), b = warpred_block_reduce_valid<BS>(v, op, valid);
+    const int tid = warpred__block_thread_rank();
+    const bool holds = tid == 0 || (form == 1 && tid == (int)(blockDim.x * blockDim.y * blockDim.z) - 1);
+    return holds && bits_differ(a, b);
+}
+
 template <int BS, typename R, typename T> __device__ __forceinline__ int one_call(R &r, int i, T x, int valid)
 {
     const int form = (i / KINDS) % 3;
     const T v = x + (T)(i % 7);
-    T a, b;
     switch (i % KINDS) {
-#define WT_FORMS(OP)                                                                        \
-    if (form == 0) a = r.reduce(v, OP), b = warpred_block_reduce<BS>(v, OP);                \
-    else if (form == 1)                                                                     \
-        a = r.allreduce(v, OP), b = warpred_block_allreduce<BS>(v, OP);                     \
-    else                                                                                    \
-        a = r.reduce_valid(v, OP, valid), b = warpred_block_reduce_valid<BS>(v, OP, valid); \
-    break;
-    case 0: WT_FORMS(warpred_op_sum())
-    case 1: WT_FORMS(warpred_op_max())
-    case 2: WT_FORMS(warpred_op_min_num())
-    default: WT_FORMS(warpred_op_sum())
-#undef WT_FORMS
+    case 1: return checked_call<BS>(r, form, v, valid, warpred_op_max());
+    case 2: return checked_call<BS>(r, form, v, valid, warpred_op_min_num());
+    default: return checked_call<BS>(r, form, v, valid, warpred_op_sum());
     }
-    const int tid = warpred__block_thread_rank();
-    const bool holds = tid == 0 || (form == 1 && tid == (int)(blockDim.x * blockDim.y * blockDim.z) - 1);
-    return holds && bits_differ(a, b);
 }
 
 /* Two reducers of one type and one of another, alive at once, called in an uneven pattern. */

@@ -262,19 +262,36 @@ __device__ __forceinline__ T warpred__column_group(T r, const T *column, int g, 
     return s[0];
 }
 
-/* r folded with the first k cells of its column in that tree. K: k at compile time, or -1. */
+/* r folded with the first k cells of its column in that tree. K: k at compile time (every load
+   in flight at once), or -1: a loop over the groups, the pending one kept for the tree (run-time
+   sizes hold every size's code; unrolled, this one fold quadrupled it). */
 template <int K, bool Plain, typename T, typename Op>
 __device__ __forceinline__ T warpred__fold_column(T r, const T *column, int k, Op op)
 {
     const int n = (K >= 0 ? K : k) + 1;
-    T a = warpred__column_group<Plain>(r, column, 0, n, op);
-    if (n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<Plain>(r, column, 1, n, op));
-    if (n > 16) {
-        T b = warpred__column_group<Plain>(r, column, 2, n, op);
-        if (n > 24) b = warpred__rake_step<Plain>(op, b, warpred__column_group<Plain>(r, column, 3, n, op));
-        a = warpred__rake_step<Plain>(op, a, b);
+    if constexpr (K >= 0) {
+        T a = warpred__column_group<Plain>(r, column, 0, n, op);
+        if (n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<Plain>(r, column, 1, n, op));
+        if (n > 16) {
+            T b = warpred__column_group<Plain>(r, column, 2, n, op);
+            if (n > 24) b = warpred__rake_step<Plain>(op, b, warpred__column_group<Plain>(r, column, 3, n, op));
+            a = warpred__rake_step<Plain>(op, a, b);
+        }
+        return a;
+    } else {
+        const int groups = (n + 7) >> 3;
+        T a = warpred__column_group<Plain>(r, column, 0, n, op), b = a;
+#pragma unroll 1
+        for (int g = 1; g < groups; g++) {
+            const T x = warpred__column_group<Plain>(r, column, g, n, op);
+            if (g == 1) a = warpred__rake_step<Plain>(op, a, x);
+            else if (g == 2)
+                b = x;
+            else
+                a = warpred__rake_step<Plain>(op, a, warpred__rake_step<Plain>(op, b, x));
+        }
+        return groups == 3 ? warpred__rake_step<Plain>(op, a, b) : a;
     }
-    return a;
 }
 
 /* Warp 0 folds its columns, K cells each (-1: known only at run time, counted - 1 - lane over
