@@ -560,6 +560,16 @@ static void proto_table(bench_env *e, size_t n)
     proto_row<int, 1024, true>(e, "int");
 }
 
+/* The launchers of one block row, in block_variant order. */
+template <typename T, int Op, int BS, bool Chain> static void block_launchers(launch_fn (&fns)[BV])
+{
+    const launch_fn all[BV] = {launch_block<T, V_RT, BS, Op, Chain>,      launch_block<T, V_CT, BS, Op, Chain>,
+                               launch_block<T, V_RED_RT, BS, Op, Chain>,  launch_block<T, V_RED_CT, BS, Op, Chain>,
+                               launch_block<T, V_CUB_WR, BS, Op, Chain>,  launch_block<T, V_CUB_RAKE, BS, Op, Chain>,
+                               launch_block<T, V_CUB1_WR, BS, Op, Chain>, launch_block<T, V_CUB1_RAKE, BS, Op, Chain>};
+    for (int v = 0; v < BV; v++) fns[v] = all[v];
+}
+
 static double max2(double a, double b) { return a > b ? a : b; }
 
 /* A ratio the table prints, with the level below which it is marked *. */
@@ -571,10 +581,8 @@ typedef struct {
 /* One row of the block table: the four variants at BS threads. */
 template <typename T, int Op, int BS, bool Chain> static void block_row(bench_env *e, const char *type)
 {
-    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>,      launch_block<T, V_CT, BS, Op, Chain>,
-                         launch_block<T, V_RED_RT, BS, Op, Chain>,  launch_block<T, V_RED_CT, BS, Op, Chain>,
-                         launch_block<T, V_CUB_WR, BS, Op, Chain>,  launch_block<T, V_CUB_RAKE, BS, Op, Chain>,
-                         launch_block<T, V_CUB1_WR, BS, Op, Chain>, launch_block<T, V_CUB1_RAKE, BS, Op, Chain>};
+    launch_fn fns[BV];
+    block_launchers<T, Op, BS, Chain>(fns);
     const T s = chain_scale<T>(Op, BS);
     const int iters = Chain ? chain_iters(BS) : chain_iters(BS) / 2;
     const double reductions = (double)e->blocks * iters * (Chain ? 1 : K_TP);
@@ -672,10 +680,8 @@ template <typename T> __global__ void k_fill(T *x, size_t n)
    with few iterations, nothing timed. */
 template <typename T, int Op, int BS, bool Chain> static void profile_block(bench_env *e)
 {
-    launch_fn fns[BV] = {launch_block<T, V_RT, BS, Op, Chain>,      launch_block<T, V_CT, BS, Op, Chain>,
-                         launch_block<T, V_RED_RT, BS, Op, Chain>,  launch_block<T, V_RED_CT, BS, Op, Chain>,
-                         launch_block<T, V_CUB_WR, BS, Op, Chain>,  launch_block<T, V_CUB_RAKE, BS, Op, Chain>,
-                         launch_block<T, V_CUB1_WR, BS, Op, Chain>, launch_block<T, V_CUB1_RAKE, BS, Op, Chain>};
+    launch_fn fns[BV];
+    block_launchers<T, Op, BS, Chain>(fns);
     const T s = chain_scale<T>(Op, BS);
     for (int v = 0; v < BV; v++) fns[v](e->blocks, e->in, e->out, &s, chain_iters(BS) / 8);
     BCHECK(cudaGetLastError());

@@ -294,6 +294,17 @@ __device__ __forceinline__ T warpred__fold_column(T r, const T *column, int k, O
     }
 }
 
+/* The fold with the plain step when the barrier's vote found no special input (operations
+   whose warp trees vote: float/double min/max), else with the operation's own step. */
+template <int K, bool Votes, typename T, typename Op>
+__device__ __forceinline__ T warpred__fold_column_voted(T r, const T *column, int k, Op op, bool plain)
+{
+    if constexpr (Votes) {
+        if (plain) return warpred__fold_column<K, true>(r, column, k, op);
+    }
+    return warpred__fold_column<K, false>(r, column, k, op);
+}
+
 /* Warp 0 folds its columns, K cells each (-1: known only at run time, counted - 1 - lane over
    32), then the second barrier (the cells are free again), then warp 0's tree; every thread of
    the block calls (the barriers are inside). */
@@ -303,14 +314,7 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
     typedef warpred_op_warp<Op, T> W;
     const int k = K >= 0 ? K : (tid < counted ? (counted - 1 - tid) >> 5 : 0);
     T r = v;
-    if (tid < 32) {
-        const T *column = cells + 32 + tid;
-        if constexpr (W::votes)
-            r = plain ? warpred__fold_column<K, true>(r, column, k, op)
-                      : warpred__fold_column<K, false>(r, column, k, op);
-        else
-            r = warpred__fold_column<K, false>(r, column, k, op);
-    }
+    if (tid < 32) r = warpred__fold_column_voted<K, W::votes>(r, cells + 32 + tid, k, op, plain);
     /* Reduce: the cells are free once warp 0 has folded them. (A barrier right after the
        loads, before the fold, measured half the rate in a tight loop.) */
     if constexpr (!Broadcast) __syncthreads();

@@ -77,12 +77,6 @@
 
 #include "block_reduce.cuh"
 
-/* Run-time sizes: whole-warp blocks of 64, 128, 256, 512 and 1024 threads fold their columns
-   with code for their length (one switch per call; 0: every size takes the general fold). */
-#ifndef WARPRED__BLOCK_REDUCER_DISPATCH
-#    define WARPRED__BLOCK_REDUCER_DISPATCH 1
-#endif
-
 #ifndef WARPRED_BLOCK_REDUCER_CHECK
 #    ifdef NDEBUG
 #        define WARPRED_BLOCK_REDUCER_CHECK 0
@@ -156,39 +150,31 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
         return cells[RESULT];
     }
 
-    /* Lane L's column of the cells, K (-1: k at run time) cells, folded in ORDER. */
-    template <int K, bool Plain, typename Op>
-    __device__ __forceinline__ T fold_column(T r, const T *column, int k, Op op, bool plain)
-    {
-        if constexpr (Plain) {
-            if (plain) return warpred__fold_column<K, true>(r, column, k, op);
-        }
-        return warpred__fold_column<K, false>(r, column, k, op);
-    }
-    template <bool Plain, typename Op>
+    /* Lane L's column of the cells folded in ORDER, with code for its length where one is known:
+       a compile-time size, or a run-time size of whole warps, switched on the block size (which
+       the compiler knows to be the same in every thread: a switch on a per-lane length made it
+       guard every later shuffle against divergence). */
+    template <bool Votes, typename Op>
     __device__ __forceinline__ T fold(T r, const T *column, int counted, Op op, bool plain)
     {
         if (counted == nthreads_) { /* the whole block: the column lengths of the constructor */
             if constexpr (BlockThreads != 0 && BlockThreads % 32 == 0)
-                return fold_column<BlockThreads / 32 - 1, Plain>(r, column, 0, op, plain);
-#if WARPRED__BLOCK_REDUCER_DISPATCH
-            /* on the block size, which the compiler knows to be the same in every thread (a
-               switch on a per-lane length made it guard every later shuffle against divergence) */
+                return warpred__fold_column_voted<BlockThreads / 32 - 1, Votes>(r, column, 0, op, plain);
             if constexpr (BlockThreads == 0) {
                 switch (nthreads_) {
-                case 64: return fold_column<1, Plain>(r, column, 0, op, plain);
-                case 128: return fold_column<3, Plain>(r, column, 0, op, plain);
-                case 256: return fold_column<7, Plain>(r, column, 0, op, plain);
-                case 512: return fold_column<15, Plain>(r, column, 0, op, plain);
-                case 1024: return fold_column<31, Plain>(r, column, 0, op, plain);
+                case 64: return warpred__fold_column_voted<1, Votes>(r, column, 0, op, plain);
+                case 128: return warpred__fold_column_voted<3, Votes>(r, column, 0, op, plain);
+                case 256: return warpred__fold_column_voted<7, Votes>(r, column, 0, op, plain);
+                case 512: return warpred__fold_column_voted<15, Votes>(r, column, 0, op, plain);
+                case 1024: return warpred__fold_column_voted<31, Votes>(r, column, 0, op, plain);
                 default: break;
                 }
             }
-#endif
-            return fold_column<-1, Plain>(r, column, column_, op, plain);
+            return warpred__fold_column_voted<-1, Votes>(r, column, column_, op, plain);
         }
         const int lane = tid_ & 31;
-        return fold_column<-1, Plain>(r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0, op, plain);
+        return warpred__fold_column_voted<-1, Votes>(r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0, op,
+                                                     plain);
     }
 
     /* Scalars: every thread stores its value, one barrier, then warp 0 (Broadcast with whole
