@@ -291,7 +291,9 @@ template <typename T> static void run_sum_order(dim3 shape, int valid, void (*st
 }
 
 /* Every number of warps 2..32 (whole and partial last warps), 3D shapes, the _valid forms and
-   the compile-time sizes. */
+   the compile-time sizes; those with a partial last warp fold columns of two lengths with one
+   code, whose last slot is present only in the lanes below N % 32: <40> (1 or 0 cells), <264>,
+   <520>, <777> (that slot opens the second, third and fourth group of 8), <105> and <1000>. */
 template <typename T> static void run_sum_orders(void)
 {
     for (int n = 33; n <= 1024; n++) {
@@ -310,7 +312,11 @@ template <typename T> static void run_sum_orders(void)
     run_sum_order<T>(dim3(96), 0, k_block_static<96, T, warpred_op_sum>);
     run_sum_order<T>(dim3(256), 0, k_block_static<256, T, warpred_op_sum>);
     run_sum_order<T>(dim3(7, 5, 3), 0, k_block_static<105, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(40), 0, k_block_static<40, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(264), 0, k_block_static<264, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(520), 0, k_block_static<520, T, warpred_op_sum>);
     run_sum_order<T>(dim3(544), 0, k_block_static<544, T, warpred_op_sum>);
+    run_sum_order<T>(dim3(777), 0, k_block_static<777, T, warpred_op_sum>);
     run_sum_order<T>(dim3(1000), 0, k_block_static<1000, T, warpred_op_sum>);
     run_sum_order<T>(dim3(1024), 0, k_block_static<1024, T, warpred_op_sum>);
 }

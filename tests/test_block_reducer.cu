@@ -132,6 +132,7 @@ static void test_mixed_calls_compile_time_sizes(void **state)
     run_mixed("<96>", dim3(96), k_mixed<96>, 96, 40);
     run_mixed("<256>", dim3(256), k_mixed<256>, 256, 255);
     run_mixed("<1000>", dim3(1000), k_mixed<1000>, 1000, 17);
+    run_mixed("<777>", dim3(777), k_mixed<777>, 777, 400); /* lanes 0..8 fold one cell more */
     run_mixed("<32>", dim3(32), k_mixed<32>, 32, 5);
 }
 

@@ -85,9 +85,9 @@
 
    COST  Scalars (blocks of more than 32 threads): every thread stores its value and passes
    two __syncthreads() (the first a __syncthreads_or for float/double min/max, which also asks
-   whether any value is a NaN or a zero). Warp 0 folds its columns (N / 32 - 1 loads and
-   operations per lane, up to 8 loads in flight; 4 for 8-byte types unless the compile-time
-   size is whole warps, which keeps the run-time kernels within fewer registers) and runs one
+   whether any value is a NaN or a zero). Warp 0 folds its columns (up to (N - 1) / 32 loads
+   and operations per lane: all loads in flight at once with a compile-time size, any, or a
+   run-time size of 64, 128, 256, 512 or 1024; else 8 at a time, in a loop) and runs one
    shuffle tree (one redux.sync for int sums on sm_80+); the second barrier follows its column
    folds, so the other warps wait only for those, and warp 0's tree comes after it.
    _allreduce: the second barrier follows the result's store, which everyone then reads.
@@ -262,19 +262,23 @@ __device__ __forceinline__ T warpred__column_group(T r, const T *column, int g, 
     return s[0];
 }
 
-/* r folded with the first k cells of its column in that tree. K: k at compile time (every load
-   in flight at once), or -1: a loop over the groups, the pending one kept for the tree (run-time
+/* r folded with the first k cells of its column in that tree. K >= 0: code for columns of K
+   cells, where k is K or K - 1 (a compile-time size whose last warp is partial gives lanes of
+   both; k's value is then a choice between those two constants, so every slot but slot K is
+   known present): every load in flight at once, only slot K's load and step guarded (one
+   select), no second code path per lane. K = -1: a loop over the groups, the pending one kept for the tree (run-time
    sizes hold every size's code; unrolled, this one fold quadrupled it). */
 template <int K, bool Plain, typename T, typename Op>
 __device__ __forceinline__ T warpred__fold_column(T r, const T *column, int k, Op op)
 {
-    const int n = (K >= 0 ? K : k) + 1;
+    const int n = k + 1;
     if constexpr (K >= 0) {
         T a = warpred__column_group<Plain>(r, column, 0, n, op);
-        if (n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<Plain>(r, column, 1, n, op));
-        if (n > 16) {
+        if (K >= 8 && n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<Plain>(r, column, 1, n, op));
+        if (K >= 16 && n > 16) {
             T b = warpred__column_group<Plain>(r, column, 2, n, op);
-            if (n > 24) b = warpred__rake_step<Plain>(op, b, warpred__column_group<Plain>(r, column, 3, n, op));
+            if (K >= 24 && n > 24)
+                b = warpred__rake_step<Plain>(op, b, warpred__column_group<Plain>(r, column, 3, n, op));
             a = warpred__rake_step<Plain>(op, a, b);
         }
         return a;
@@ -305,16 +309,35 @@ __device__ __forceinline__ T warpred__fold_column_voted(T r, const T *column, in
     return warpred__fold_column<K, false>(r, column, k, op);
 }
 
-/* Warp 0 folds its columns, K cells each (-1: known only at run time, counted - 1 - lane over
-   32), then the second barrier (the cells are free again), then warp 0's tree; every thread of
-   the block calls (the barriers are inside). */
-template <int K, bool Broadcast, int NCells, typename T, typename Op>
+/* Lane `lane`'s column in a block of N threads (a compile-time size over 32, every thread's
+   value counting) folded with code for N: the column holds (N - 1 - lane) / 32 cells, that is
+   K = (N - 1) / 32 below lane N % 32 and K - 1 from it on (K in every lane when the warps are
+   whole). One fold for K cells serves both lengths: two folds chosen by the lane would run one
+   after the other in warp 0, and the loop would keep its loads 8 at a time. */
+template <int N, bool Votes, typename T, typename Op>
+__device__ __forceinline__ T warpred__fold_column_sized(T r, const T *column, int lane, Op op, bool plain)
+{
+    constexpr int K = (N - 1) / 32;
+    const int k = N % 32 == 0 || lane < N % 32 ? K : K - 1;
+    return warpred__fold_column_voted<K, Votes>(r, column, k, op, plain);
+}
+
+/* Warp 0 folds its columns with code for a block of Threads threads (0: any size, each lane's
+   length counted - 1 - lane over 32 at run time), then the second barrier (the cells are free
+   again), then warp 0's tree; every thread of the block calls (the barriers are inside). */
+template <int Threads, bool Broadcast, int NCells, typename T, typename Op>
 __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int counted, bool plain)
 {
     typedef warpred_op_warp<Op, T> W;
-    const int k = K >= 0 ? K : (tid < counted ? (counted - 1 - tid) >> 5 : 0);
     T r = v;
-    if (tid < 32) r = warpred__fold_column_voted<K, W::votes>(r, cells + 32 + tid, k, op, plain);
+    if (tid < 32) {
+        if constexpr (Threads != 0) {
+            r = warpred__fold_column_sized<Threads, W::votes>(r, cells + 32 + tid, tid, op, plain);
+        } else {
+            const int k = tid < counted ? (counted - 1 - tid) >> 5 : 0;
+            r = warpred__fold_column_voted<-1, W::votes>(r, cells + 32 + tid, k, op, plain);
+        }
+    }
     /* Reduce: the cells are free once warp 0 has folded them. (A barrier right after the
        loads, before the fold, measured half the rate in a tight loop.) */
     if constexpr (!Broadcast) __syncthreads();
@@ -333,8 +356,10 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
    calling. Result in thread 0 (Broadcast: in every thread). Float/double min/max: the first
    barrier (__syncthreads_or) also tells whether any counted value is a NaN or a zero; when
    none is (almost always), the column folds take the plain step, and the tree its plain path.
-   Whole blocks of whole warps take code for their size (at compile time, or by a uniform
-   switch on the common sizes: each case holds its own barrier, which the whole block takes). */
+   Whole blocks take code for their size: a compile-time size, any (partial last warp too), or
+   a run-time size of 64, 128, 256, 512 or 1024 threads by a uniform switch (each case holds its
+   own barrier, which the whole block takes). Other run-time sizes, and _valid calls that leave
+   threads out, fold in a loop. */
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int counted)
 {
@@ -348,21 +373,21 @@ __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int c
     if constexpr (W::votes) plain = !__syncthreads_or(tid < counted && W::special(v));
     else
         __syncthreads();
-    if (counted == nthreads && nthreads % 32 == 0) {
+    if (counted == nthreads) {
         if constexpr (BlockThreads != 0) {
-            return warpred__rake<BlockThreads / 32 - 1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            return warpred__rake<BlockThreads, Broadcast, ncells>(v, op, cells, tid, counted, plain);
         } else {
             switch (nthreads) {
-            case 64: return warpred__rake<1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 128: return warpred__rake<3, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 256: return warpred__rake<7, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 512: return warpred__rake<15, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 1024: return warpred__rake<31, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 64: return warpred__rake<64, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 128: return warpred__rake<128, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 256: return warpred__rake<256, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 512: return warpred__rake<512, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 1024: return warpred__rake<1024, Broadcast, ncells>(v, op, cells, tid, counted, plain);
             default: break;
             }
         }
     }
-    return warpred__rake<-1, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+    return warpred__rake<0, Broadcast, ncells>(v, op, cells, tid, counted, plain);
 }
 
 /* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block

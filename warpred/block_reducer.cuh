@@ -107,7 +107,7 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
     T *set_;                              /* the set the next call uses */
     int other_;                           /* from it to the other set, in cells: +cells or -cells */
     int tid_, nthreads_;
-    int column_; /* scalars: the cells lane (tid & 31) of warp 0 folds after its own value */
+    int column_; /* scalars, run-time sizes: the cells lane (tid & 31) of warp 0 folds after its own value */
 
     /* The call's barrier; with the check, also whether every thread is on this set. */
     __device__ __forceinline__ bool barrier_or(bool pred)
@@ -151,28 +151,28 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
     }
 
     /* Lane L's column of the cells folded in ORDER, with code for its length where one is known:
-       a compile-time size, or a run-time size of whole warps, switched on the block size (which
-       the compiler knows to be the same in every thread: a switch on a per-lane length made it
-       guard every later shuffle against divergence). */
+       a compile-time size (any: block_reduce.cuh's warpred__fold_column_sized), or a run-time
+       size of whole warps, switched on the block size (which the compiler knows to be the same
+       in every thread: a switch on a per-lane length made it guard every later shuffle against
+       divergence). */
     template <bool Votes, typename Op>
     __device__ __forceinline__ T fold(T r, const T *column, int counted, Op op, bool plain)
     {
-        if (counted == nthreads_) { /* the whole block: the column lengths of the constructor */
-            if constexpr (BlockThreads != 0 && BlockThreads % 32 == 0)
-                return warpred__fold_column_voted<BlockThreads / 32 - 1, Votes>(r, column, 0, op, plain);
-            if constexpr (BlockThreads == 0) {
+        const int lane = tid_ & 31;
+        if (counted == nthreads_) { /* the whole block */
+            if constexpr (BlockThreads != 0) {
+                return warpred__fold_column_sized<BlockThreads, Votes>(r, column, lane, op, plain);
+            } else {
                 switch (nthreads_) {
-                case 64: return warpred__fold_column_voted<1, Votes>(r, column, 0, op, plain);
-                case 128: return warpred__fold_column_voted<3, Votes>(r, column, 0, op, plain);
-                case 256: return warpred__fold_column_voted<7, Votes>(r, column, 0, op, plain);
-                case 512: return warpred__fold_column_voted<15, Votes>(r, column, 0, op, plain);
-                case 1024: return warpred__fold_column_voted<31, Votes>(r, column, 0, op, plain);
-                default: break;
+                case 64: return warpred__fold_column_sized<64, Votes>(r, column, lane, op, plain);
+                case 128: return warpred__fold_column_sized<128, Votes>(r, column, lane, op, plain);
+                case 256: return warpred__fold_column_sized<256, Votes>(r, column, lane, op, plain);
+                case 512: return warpred__fold_column_sized<512, Votes>(r, column, lane, op, plain);
+                case 1024: return warpred__fold_column_sized<1024, Votes>(r, column, lane, op, plain);
+                default: return warpred__fold_column_voted<-1, Votes>(r, column, column_, op, plain);
                 }
             }
-            return warpred__fold_column_voted<-1, Votes>(r, column, column_, op, plain);
         }
-        const int lane = tid_ & 31;
         return warpred__fold_column_voted<-1, Votes>(r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0, op,
                                                      plain);
     }

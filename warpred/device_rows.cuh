@@ -1,0 +1,670 @@
+/* warpred/device_rows.cuh - many reductions in one launch: the rows of a matrix, its columns, or
+   ranges of an array given by offsets.      MIT licensed, see LICENSE.
+
+   warpred_device_reduce (device_reduce.cuh) reduces one array to one value. The calls here
+   reduce many slices of an array at once, one result per slice: per-row losses and statistics,
+   the max and sum of softmax rows, per-token argmax over a vocabulary, bias gradients (columns),
+   per-range sums of CSR matrices or variable-length sequences. One kernel launch,
+   stream-ordered, no memset per call, capturable in a CUDA graph, the same bits on every run.
+   (Not to be confused with warp_segmented.cuh, which reduces runs of equal keys inside a warp.)
+
+   USAGE
+       #include <warpred/device_rows.cuh>
+
+       struct mean_of {                        // a finish: O operator()(R r, size_t k) const
+           float count;
+           __device__ float operator()(float s, size_t) const { return s / count; }
+       };
+
+       // x: 3 x 4 floats in rows of ld = 4, {0..3, 4..7, 8..11}; out: 4 floats of device memory
+       static cudaError_t rows_example(const float *x, float *out, cudaStream_t stream)
+       {
+           warpred_rows_plan plan;
+           const char *why;
+           cudaError_t err = warpred_rows_plan_create(&plan, 0, &why);      // once per device
+           if (err != cudaSuccess) { fprintf(stderr, "plan: %s\n", why); return err; }
+           warpred_device_reduce_rows(&plan, x, 3, 4, 4, out, warpred_op_sum(), stream);  // 6 22 38
+           mean_of mean = {3.0f};
+           warpred_device_transform_reduce_columns(&plan, x, 3, 4, 4, out, warpred_op_sum(),
+                                                   warpred_xf_identity(), mean, stream);  // 4 5 6 7
+           const size_t begin[2] = {1, 0}, end[2] = {3, 0};  // (device memory in a real call)
+           // warpred_device_reduce_ranges(&plan, x, d_begin, d_end, 2, out, warpred_op_max())
+           //   -> out = {2, -inf}: x[1..2] and an empty range
+           warpred_rows_plan_destroy(&plan);
+           return cudaSuccess;
+       }
+
+   (This snippet is compiled and checked in tests/test_device_rows.cu.)
+
+   THE CALLS (host functions; every pointer but plan is device memory)
+     warpred_rows_plan_create(&plan, value_bytes, &why)   the scratch for the current device:
+         partials and tickets for rows split over several blocks, each partial of up to
+         value_bytes bytes (0: 64). Zeroed once here (a synchronization, as with any create).
+     warpred_rows_plan_destroy(&plan)
+
+     ROWS: a matrix of `rows` rows of `cols` elements, row r at in + r * ld (ld >= cols; rows may
+     be padded).  out[r] = op over f(in[r * ld + i], i), i in [0, cols).
+       warpred_device_reduce_rows(&plan, in, rows, cols, ld, out, op, stream = 0, &why = NULL)
+       warpred_device_transform_reduce_rows(&plan, in, rows, cols, ld, out, op, f, g,
+                                            stream = 0, &why = NULL)
+     COLUMNS: the same matrix; out[c] = op over f(in[r * ld + c], r), r in [0, rows).
+       warpred_device_reduce_columns(&plan, in, rows, cols, ld, out, op, stream = 0, &why = NULL)
+       warpred_device_transform_reduce_columns(&plan, in, rows, cols, ld, out, op, f, g, ...)
+     RANGES: `count` ranges [begin[k], end[k]) of in (size_t offsets, in any order; they may
+     overlap or leave gaps; end[k] <= begin[k] is an empty range, whose result is op's
+     identity).  out[k] = op over f(in[begin[k] + i], i), i in [0, end[k] - begin[k]).
+     CSR offsets o[0..count] are begin = o, end = o + 1.
+       warpred_device_reduce_ranges(&plan, in, begin, end, count, out, op, stream = 0, &why = NULL)
+       warpred_device_transform_reduce_ranges(&plan, in, begin, end, count, out, op, f, g, ...)
+
+   Every call returns cudaSuccess or an error code; why, when not NULL, points at a message
+   (static, "no error" on success), as in device_reduce.cuh.
+
+   VALUES, TRANSFORMS, FINISH
+     - op: every operation of the library and yours (operation.cuh), as in device_reduce.cuh;
+       the accumulator protocol holds (op_rsum.cuh's reproducible sum keeps its binned state).
+     - The short forms: out has the type R that elements convert to and accumulate in (float
+       input and a double out accumulate in double), as warpred_device_reduce.
+     - The transform forms: f(x, i) is a transform (transforms.cuh) with i the index WITHIN the
+       row, column or range (argmax gives the column of a row's maximum); R is f's result type.
+       g(r, k) turns the finished result r (an R) of slice k into what is stored in out[k]
+       (mean = sum / cols, say); warpred_fin_identity() stores r as it is.
+     - An empty slice (cols == 0, rows == 0 for columns, an empty range) stores g(identity).
+       rows == 0 for rows (cols == 0 for columns, count == 0 for ranges) stores nothing.
+
+   STRATEGIES  where a slice lives, chosen from its length (AUTO, the default), or forced with
+   plan.strategy (and plan.lanes) for tests and benchmarks:
+     WARPRED_ROWS_LANES     a group of plan.lanes = 1, 2, 4, 8, 16 or 32 lanes per slice (0: chosen
+                            from the length), several slices per warp, 16-byte loads where the
+                            rows allow (T of 1, 2, 4, 8 or 16 bytes, in and ld * sizeof(T)
+                            16-byte aligned)
+     WARPRED_ROWS_BLOCK     a block per slice
+     WARPRED_ROWS_CLUSTER   a cluster of blocks per slice (sm_90 and newer; elsewhere the call
+                            returns cudaErrorNotSupported)
+     WARPRED_ROWS_SPLIT     several blocks per slice, the slice's last block folding their
+                            partials in a fixed order (tickets in the plan's scratch)
+   Columns: a column per thread, the rows split over a block's warps and, for tall matrices,
+   over several blocks (SPLIT). Ranges: AUTO gives short ranges a warp and splits long ones
+   into fixed chunks that idle warps help with, so one huge range among tiny ones does not
+   serialize the grid. The table of ranges and costs: STRATEGY RANGES below.
+
+   DETERMINISM  The strategy depends only on the shape (rows, cols, ld, count), the plan and the
+   GPU model; within a strategy which thread takes which element depends only on the shape and
+   on the address of in modulo 16. So a call gives the same bits every time. The reproducible
+   sum (warpred_op_rsum) gives the same bits under every strategy, and a slice's result equals
+   warpred_device_reduce's over the same elements. Other float results may change in the last
+   bits between strategies.
+
+   ERRORS  cudaErrorInvalidValue (with a message) for: plan or out NULL, a plan not created,
+   in NULL with elements to read, in not aligned to its type, ld < cols, begin or end NULL with
+   count > 0, the accumulator larger than plan.value_bytes, a forced strategy or lane count that
+   does not exist. cudaErrorInvalidDevice: the current device is not the plan's. Nothing is
+   launched on an error.
+
+   LIMITS  rows, cols and count up to 2^31 (size_t arithmetic for offsets: rows * ld may exceed
+   2^32); the input is read through the read-only cache and must not change during the call.
+
+   This header needs device_rows_kernel.cuh, grid_reduce.cuh, grid_scratch.h, block_reducer.cuh,
+   block_reduce.cuh, warp_reduce.cuh, transforms.cuh, ops.cuh and its base beside it.
+*/
+#ifndef WARPRED_DEVICE_ROWS_CUH
+#define WARPRED_DEVICE_ROWS_CUH
+
+#include "device_rows_kernel.cuh"
+
+#ifndef __CUDACC_RTC__
+#    include <stddef.h>
+#    include <string.h>
+#    include <cuda_runtime.h>
+
+typedef enum warpred_rows_strategy {
+    WARPRED_ROWS_AUTO = 0, /* chosen from the shape (the default) */
+    WARPRED_ROWS_LANES,    /* plan.lanes lanes per slice (0: chosen from the length) */
+    WARPRED_ROWS_BLOCK,    /* a block per slice */
+    WARPRED_ROWS_CLUSTER,  /* a cluster of blocks per slice (sm_90+) */
+    WARPRED_ROWS_SPLIT     /* several blocks per slice */
+} warpred_rows_strategy;
+
+enum {
+    WARPRED_ROWS_CLUSTER_BLOCKS = 8, /* blocks per cluster of WARPRED_ROWS_CLUSTER */
+    WARPRED_ROWS_PARTIALS = 1 << 16, /* partials in a plan's scratch */
+    WARPRED_ROWS_TICKETS = 1 << 16   /* slices split over blocks at once (rows; column groups) */
+};
+
+typedef struct warpred_rows_plan {
+    warpred__rows_scratch scratch; /* partials, tickets and the ranges queue */
+    unsigned value_bytes;          /* the largest accumulator this plan serves */
+    int device;                    /* the device the scratch lives on */
+    unsigned sms;                  /* its multiprocessors */
+    int clusters;                  /* 1 where the device has thread-block clusters (sm_90+) */
+    int strategy;                  /* a warpred_rows_strategy: AUTO unless forced */
+    int lanes;                     /* lanes per slice for WARPRED_ROWS_LANES: 1..32, 0: chosen */
+} warpred_rows_plan;
+
+static inline cudaError_t warpred_rows_plan_destroy(warpred_rows_plan *plan)
+{
+    cudaError_t a, b, c;
+    if (!plan) return cudaErrorInvalidValue;
+    a = cudaFree(plan->scratch.partials);
+    b = cudaFree(plan->scratch.counters);
+    c = cudaFree(plan->scratch.queue);
+    memset(plan, 0, sizeof *plan);
+    return a != cudaSuccess ? a : b != cudaSuccess ? b : c;
+}
+
+/* The plan's scratch for the current device, zeroed. value_bytes 0 means 64. On error *plan is
+   zeroed and nothing stays allocated. */
+static inline cudaError_t warpred_rows_plan_create(warpred_rows_plan *plan, unsigned value_bytes, const char **why)
+{
+    const char *ignored;
+    int device = 0, sms = 0;
+    cudaError_t err;
+    if (!why) why = &ignored;
+    *why = "no error";
+    if (!plan) {
+        *why = "warpred_rows_plan_create: plan is NULL";
+        return cudaErrorInvalidValue;
+    }
+    memset(plan, 0, sizeof *plan);
+    plan->value_bytes = value_bytes ? value_bytes : 64;
+    const size_t words = WARPRED_ROWS_TICKETS + WARPRED__ROWS_WORDS;
+    const size_t queue = WARPRED_ROWS_QUEUE * sizeof(warpred__rows_entry);
+    err = cudaGetDevice(&device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (err == cudaSuccess)
+        err = cudaMalloc(&plan->scratch.partials, (size_t)WARPRED_ROWS_PARTIALS * plan->value_bytes);
+    if (err == cudaSuccess) err = cudaMalloc((void **)&plan->scratch.counters, words * sizeof(unsigned));
+    if (err == cudaSuccess) err = cudaMalloc((void **)&plan->scratch.queue, queue);
+    if (err == cudaSuccess) err = cudaMemset(plan->scratch.counters, 0, words * sizeof(unsigned));
+    if (err == cudaSuccess) err = cudaMemset(plan->scratch.queue, 0, queue);
+    /* the zeroing runs in the default stream: wait, so that a launch into a non-blocking stream
+       cannot read the tickets before */
+    if (err == cudaSuccess) err = cudaStreamSynchronize(0);
+    if (err != cudaSuccess) {
+        *why = cudaGetErrorString(err);
+        warpred_rows_plan_destroy(plan);
+        return err;
+    }
+    plan->scratch.capacity = WARPRED_ROWS_PARTIALS;
+    plan->scratch.tickets = WARPRED_ROWS_TICKETS;
+    plan->device = device;
+    plan->sms = (unsigned)(sms > 0 ? sms : 1);
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess)
+        plan->clusters = major >= 9;
+    return cudaSuccess;
+}
+
+/* Blocks of this kernel resident on the plan's device, asked once per kernel and device. */
+template <auto Kernel> static inline unsigned warpred__rows_resident(const warpred_rows_plan *plan)
+{
+    enum { DEVICES = 64 };
+    static int cached[DEVICES];
+    int per_sm = plan->device >= 0 && plan->device < DEVICES ? cached[plan->device] : 0;
+    if (per_sm == 0) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, WARPRED_ROWS_THREADS, 0) != cudaSuccess ||
+            per_sm < 1) {
+            cudaGetLastError(); /* not sticky; one block per SM, and ask again next time */
+            return plan->sms;
+        }
+        if (plan->device >= 0 && plan->device < DEVICES) cached[plan->device] = per_sm;
+    }
+    return plan->sms * (unsigned)per_sm;
+}
+
+static inline unsigned warpred__rows_min(size_t a, size_t b) { return (unsigned)(a < b ? a : b); }
+
+/* cudaLaunchKernel with the arguments' addresses: its result is this launch's own. */
+template <typename... Args>
+static inline cudaError_t warpred__rows_launch(const void *kernel, dim3 grid, Args... args, cudaStream_t stream)
+{
+    void *list[] = {(void *)&args...};
+    return cudaLaunchKernel(kernel, grid, dim3(WARPRED_ROWS_THREADS), list, 0, stream);
+}
+
+/* The checks every entry point shares: NULL when the call may go ahead, else the message
+   (*err set). */
+static inline const char *warpred__rows_check(const warpred_rows_plan *plan, const void *in, bool reads,
+                                              size_t in_align, const void *out, size_t state_bytes, cudaError_t *err)
+{
+    int device = -1;
+    *err = cudaErrorInvalidValue;
+    if (!plan) return "warpred_device_reduce_rows/_columns/_ranges: plan is NULL";
+    if (!out) return "warpred_device_reduce_rows/_columns/_ranges: out is NULL";
+    if (!plan->scratch.partials || !plan->scratch.counters || !plan->scratch.queue)
+        return "warpred_device_reduce_rows/_columns/_ranges: the plan was not created (or was destroyed): call "
+               "warpred_rows_plan_create";
+    if (!in && reads) return "warpred_device_reduce_rows/_columns/_ranges: in is NULL and there are elements to read";
+    if ((size_t)in % in_align != 0)
+        return "warpred_device_reduce_rows/_columns/_ranges: in is not aligned to its type (alignof(T))";
+    if (state_bytes > plan->value_bytes)
+        return "warpred_device_reduce_rows/_columns/_ranges: the result (or the operation's accumulator) is larger "
+               "than the plan's value_bytes (create the plan with value_bytes >= its size; 0 means 64)";
+    if (plan->strategy < WARPRED_ROWS_AUTO || plan->strategy > WARPRED_ROWS_SPLIT)
+        return "warpred_device_reduce_rows/_columns/_ranges: plan.strategy is not a warpred_rows_strategy";
+    if (plan->lanes != 0 && plan->lanes != 1 && plan->lanes != 2 && plan->lanes != 4 && plan->lanes != 8 &&
+        plan->lanes != 16 && plan->lanes != 32)
+        return "warpred_device_reduce_rows/_columns/_ranges: plan.lanes must be 0, 1, 2, 4, 8, 16 or 32";
+    *err = cudaGetDevice(&device);
+    if (*err != cudaSuccess) return cudaGetErrorString(*err);
+    if (device != plan->device) {
+        *err = cudaErrorInvalidDevice;
+        return "warpred_device_reduce_rows/_columns/_ranges: the current device is not the one the plan was created "
+               "on";
+    }
+    *err = cudaSuccess;
+    return NULL;
+}
+
+/* The launch's result into *why and the return value. */
+static inline cudaError_t warpred__rows_done(cudaError_t err, const char **why)
+{
+    if (err != cudaSuccess) {
+        cudaGetLastError(); /* the failed launch also set the runtime's last error: returned here instead */
+        *why = cudaGetErrorString(err);
+        return err;
+    }
+    *why = "no error";
+    return cudaSuccess;
+}
+
+/* g(identity) into out[0 .. count). */
+template <typename R, typename Op, typename O, typename G>
+static inline cudaError_t warpred__rows_identities(const warpred_rows_plan *plan, size_t count, O *out, Op op, G g,
+                                                   cudaStream_t stream)
+{
+    const size_t blocks = (count + WARPRED_ROWS_THREADS - 1) / WARPRED_ROWS_THREADS;
+    return warpred__rows_launch<size_t, O *, Op, G>((const void *)warpred__slices_identity_kernel<R, Op, O, G>,
+                                                    dim3(warpred__rows_min(blocks, 4 * plan->sms)), count, out, op, g,
+                                                    stream);
+}
+
+/* Lanes per row for rows of nv loads (measured on an H200, 2^26 floats): one lane for rows of
+   one or two loads; a load per lane up to 8 lanes (a group reads its row in one coalesced
+   step, four rows in flight); 8 lanes up to 31 loads; then a warp. */
+static inline int warpred__rows_lanes_for(size_t nv)
+{
+    if (nv <= 2) return 1;
+    if (nv <= 4) return 4;
+    if (nv < 32) return 8;
+    return 32;
+}
+
+template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__rows_lanes(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
+                                              size_t ld, bool aligned, O *out, Op op, F f, G g, cudaStream_t stream)
+{
+    typedef typename warpred_op_accumulator<Op, R>::type A;
+    const size_t rows_per_block = (size_t)(WARPRED_ROWS_THREADS / W) * warpred__rows_in_flight<A>::value;
+    const size_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    constexpr auto kernel = warpred__rows_lanes_kernel<W, T, R, Op, F, O, G>;
+    return warpred__rows_launch<const T *, size_t, size_t, size_t, bool, O *, Op, F, G>(
+        (const void *)kernel, dim3(warpred__rows_min(blocks, warpred__rows_resident<kernel>(plan))), in, rows, cols, ld,
+        aligned, out, op, f, g, stream);
+}
+
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__rows_lanes_any(int w, const warpred_rows_plan *plan, const T *in, size_t rows,
+                                                  size_t cols, size_t ld, bool aligned, O *out, Op op, F f, G g,
+                                                  cudaStream_t stream)
+{
+    switch (w) {
+    case 1: return warpred__rows_lanes<1, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+    case 2: return warpred__rows_lanes<2, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+    case 4: return warpred__rows_lanes<4, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+    case 8: return warpred__rows_lanes<8, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+    case 16: return warpred__rows_lanes<16, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+    default: return warpred__rows_lanes<32, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+    }
+}
+
+/* Rows of P elements packed in 16-byte loads, or an error when this T has no such form. */
+template <int P, typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__rows_packed(const warpred_rows_plan *plan, const T *in, size_t rows, O *out, Op op,
+                                               F f, G g, cudaStream_t stream)
+{
+    enum { K = warpred__rows_per_vector<T>::value };
+    if constexpr (K == 0 || K % P != 0 || K == P) {
+        return cudaErrorInvalidValue;
+    } else {
+        constexpr auto kernel = warpred__rows_packed_kernel<P, T, R, Op, F, O, G>;
+        const size_t blocks = (rows / (K / P) + WARPRED_ROWS_THREADS) / WARPRED_ROWS_THREADS;
+        return warpred__rows_launch<const T *, size_t, O *, Op, F, G>(
+            (const void *)kernel, dim3(warpred__rows_min(blocks, 4 * warpred__rows_resident<kernel>(plan))), in, rows,
+            out, op, f, g, stream);
+    }
+}
+
+/* The strategy AUTO picks for rows (measured on an H200 over 2^26 floats, docs: bench_segmented):
+   lanes for rows of fewer than 32 loads; a warp per row while the rows fill the GPU's warps;
+   a block per row while they fill its blocks; a cluster per row while the clusters fill half
+   of them; several blocks per row below that. */
+static inline int warpred__rows_auto(const warpred_rows_plan *plan, size_t rows, size_t nv, unsigned resident_blocks)
+{
+    const size_t warps = (size_t)resident_blocks * (WARPRED_ROWS_THREADS / 32);
+    if (nv < 32) return WARPRED_ROWS_LANES;
+    if (rows >= warps && nv <= 4096) return WARPRED_ROWS_LANES;
+    if (rows >= resident_blocks) return WARPRED_ROWS_BLOCK;
+    if (plan->clusters && 2 * rows * WARPRED_ROWS_CLUSTER_BLOCKS >= resident_blocks) return WARPRED_ROWS_CLUSTER;
+    if (rows > plan->scratch.tickets) return WARPRED_ROWS_BLOCK;
+    return WARPRED_ROWS_SPLIT;
+}
+
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__rows_split(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
+                                              size_t ld, O *out, Op op, F f, G g, cudaStream_t stream, const char **why)
+{
+    enum { K = warpred__rows_per_vector<T>::value ? warpred__rows_per_vector<T>::value : 1 };
+    constexpr auto kernel = warpred__rows_split_kernel<T, R, Op, F, O, G>;
+    const unsigned resident = warpred__rows_resident<kernel>(plan);
+    if (rows > plan->scratch.tickets) {
+        *why = "warpred_device_reduce_rows: WARPRED_ROWS_SPLIT serves at most WARPRED_ROWS_TICKETS rows per call";
+        return cudaErrorInvalidValue;
+    }
+    /* about eight items per resident block (fewer leave a tail of blocks with one item more
+       than others), chunks a multiple of the block's loads, at least 4 loads per thread, and
+       rows * chunks partials at most */
+    const size_t step = (size_t)WARPRED_ROWS_THREADS * K;
+    size_t per_row = (8 * (size_t)resident + rows - 1) / rows;
+    size_t chunk = (cols + per_row - 1) / per_row;
+    chunk = (chunk + step - 1) / step * step;
+    if (chunk < 4 * step) chunk = 4 * step;
+    size_t chunks = (cols + chunk - 1) / chunk;
+    if (rows * chunks > plan->scratch.capacity) {
+        chunks = plan->scratch.capacity / rows;
+        chunk = ((cols + chunks - 1) / chunks + step - 1) / step * step;
+        chunks = (cols + chunk - 1) / chunk;
+    }
+    const unsigned nchunks = (unsigned)chunks;
+    return warpred__rows_launch<const T *, size_t, size_t, size_t, size_t, unsigned, warpred__rows_scratch, O *, Op, F,
+                                G>((const void *)kernel, dim3(warpred__rows_min(rows * chunks, resident)), in, rows,
+                                   cols, ld, chunk, nchunks, plan->scratch, out, op, f, g, stream);
+}
+
+/* Clusters of WARPRED_ROWS_CLUSTER_BLOCKS blocks, a row each in turn, at most a wave of them. */
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__rows_cluster(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
+                                                size_t ld, O *out, Op op, F f, G g, cudaStream_t stream)
+{
+    enum { C = WARPRED_ROWS_CLUSTER_BLOCKS };
+    constexpr auto kernel = warpred__rows_cluster_kernel<C, T, R, Op, F, O, G>;
+    const size_t resident = warpred__rows_resident<kernel>(plan) / C * C;
+    const size_t blocks = rows * C < resident ? rows * C : (resident > 0 ? resident : C);
+    cudaLaunchAttribute cluster;
+    memset(&cluster, 0, sizeof cluster);
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = C;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config;
+    memset(&config, 0, sizeof config);
+    config.gridDim = dim3((unsigned)blocks);
+    config.blockDim = dim3(WARPRED_ROWS_THREADS);
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, in, rows, cols, ld, out, op, f, g);
+}
+
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__reduce_rows(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
+                                               size_t ld, O *out, Op op, F f, G g, cudaStream_t stream,
+                                               const char **why)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    enum { K = warpred__rows_per_vector<T>::value };
+    cudaError_t err;
+    if constexpr (!(warpred__value_ok<R>() && warpred__value_ok<A>() && warpred__identity_ok<Op, A>())) {
+        *why = "warpred_device_reduce_rows: the value type or operation was rejected at compile time";
+        return cudaErrorInvalidValue; /* not reached: the static_assert above stops the build */
+    } else {
+        *why = warpred__rows_check(plan, in, rows > 0 && cols > 0, alignof(T), out, sizeof(A), &err);
+        if (*why) return err;
+        if (ld < cols) {
+            *why = "warpred_device_reduce_rows: ld (elements from one row to the next) is smaller than cols";
+            return cudaErrorInvalidValue;
+        }
+        if (rows == 0) return warpred__rows_done(cudaSuccess, why);
+        if (cols == 0) return warpred__rows_done(warpred__rows_identities<R>(plan, rows, out, op, g, stream), why);
+        const bool aligned = K != 0 && (size_t)in % 16 == 0 && ld * sizeof(T) % 16 == 0;
+        const size_t nv = aligned ? cols / K : cols;
+        constexpr auto block_kernel = warpred__rows_block_kernel<T, R, Op, F, O, G>;
+        const unsigned resident = warpred__rows_resident<block_kernel>(plan);
+        int strategy =
+            plan->strategy == WARPRED_ROWS_AUTO ? warpred__rows_auto(plan, rows, nv, resident) : plan->strategy;
+        /* rows shorter than a load, back to back: several rows per load */
+        const bool packed = K > cols && K % cols == 0 && ld == cols && (size_t)in % 16 == 0;
+        if (packed && strategy == WARPRED_ROWS_LANES && (plan->lanes == 0 || plan->lanes == 1)) {
+            switch (cols) {
+            case 1: err = warpred__rows_packed<1, T, R>(plan, in, rows, out, op, f, g, stream); break;
+            case 2: err = warpred__rows_packed<2, T, R>(plan, in, rows, out, op, f, g, stream); break;
+            case 4: err = warpred__rows_packed<4, T, R>(plan, in, rows, out, op, f, g, stream); break;
+            default: err = warpred__rows_packed<8, T, R>(plan, in, rows, out, op, f, g, stream); break;
+            }
+            return warpred__rows_done(err, why);
+        }
+        switch (strategy) {
+        case WARPRED_ROWS_LANES: {
+            const int w = plan->lanes ? plan->lanes : warpred__rows_lanes_for(nv);
+            err = warpred__rows_lanes_any<T, R>(w, plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+            break;
+        }
+        case WARPRED_ROWS_BLOCK:
+            err = warpred__rows_launch<const T *, size_t, size_t, size_t, O *, Op, F, G>(
+                (const void *)block_kernel, dim3(warpred__rows_min(rows, resident)), in, rows, cols, ld, out, op, f, g,
+                stream);
+            break;
+        case WARPRED_ROWS_SPLIT:
+            err = warpred__rows_split<T, R>(plan, in, rows, cols, ld, out, op, f, g, stream, why);
+            if (err == cudaErrorInvalidValue && *why) return err;
+            break;
+        default:
+            if (!plan->clusters) {
+                *why = "warpred_device_reduce_rows: WARPRED_ROWS_CLUSTER needs thread-block clusters (a GPU of "
+                       "compute capability 9.0 or newer)";
+                return cudaErrorNotSupported;
+            }
+            err = warpred__rows_cluster<T, R>(plan, in, rows, cols, ld, out, op, f, g, stream);
+            break;
+        }
+        return warpred__rows_done(err, why);
+    }
+}
+
+/* ---- the public calls: rows ---- */
+
+template <typename T, typename O, typename Op, typename F, typename G>
+static inline cudaError_t warpred_device_transform_reduce_rows(const warpred_rows_plan *plan, const T *in, size_t rows,
+                                                               size_t cols, size_t ld, O *out, Op op, F f, G g,
+                                                               cudaStream_t stream = 0, const char **why = NULL)
+{
+    typedef typename warpred__decay<decltype(f(*in, (size_t)0))>::type R;
+    const char *ignored;
+    if (!why) why = &ignored;
+    *why = NULL;
+    return warpred__reduce_rows<T, R>(plan, in, rows, cols, ld, out, op, f, g, stream, why);
+}
+
+template <typename T, typename O, typename Op>
+static inline cudaError_t warpred_device_reduce_rows(const warpred_rows_plan *plan, const T *in, size_t rows,
+                                                     size_t cols, size_t ld, O *out, Op op, cudaStream_t stream = 0,
+                                                     const char **why = NULL)
+{
+    const char *ignored;
+    if (!why) why = &ignored;
+    *why = NULL;
+    return warpred__reduce_rows<T, O>(plan, in, rows, cols, ld, out, op, warpred_xf_identity(), warpred_fin_identity(),
+                                      stream, why);
+}
+
+
+/* ---- columns ---- */
+
+template <int X, int C, typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__columns_launch(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
+                                                  size_t ld, O *out, Op op, F f, G g, cudaStream_t stream)
+{
+    enum { Y = WARPRED_ROWS_THREADS / X };
+    constexpr auto kernel = warpred__columns_kernel<X, C, T, R, Op, F, O, G>;
+    const size_t groups = (cols + C - 1) / C, tiles = (groups + X - 1) / X;
+    const size_t resident = warpred__rows_resident<kernel>(plan);
+    /* parts of the rows: about one block per resident block in all, each part at least 64 rows
+       per row lane, partials and tickets within the scratch */
+    size_t parts = (resident + tiles - 1) / tiles;
+    const size_t most = rows / ((size_t)Y * 64);
+    if (parts > most) parts = most;
+    if (parts > plan->scratch.capacity / cols) parts = plan->scratch.capacity / cols;
+    if (parts > 65535) parts = 65535;
+    if (tiles > plan->scratch.tickets || parts < 1) parts = 1;
+    const size_t part_rows = (rows + parts - 1) / parts;
+    parts = (rows + part_rows - 1) / part_rows;
+    const warpred__rows_scratch scratch = plan->scratch;
+    void *args[] = {(void *)&in,      (void *)&rows, (void *)&cols, (void *)&ld, (void *)&part_rows,
+                    (void *)&scratch, (void *)&out,  (void *)&op,   (void *)&f,  (void *)&g};
+    if (tiles > 0x7fffffffu) return cudaErrorInvalidValue;
+    return cudaLaunchKernel((const void *)kernel, dim3((unsigned)tiles, (unsigned)parts), dim3(WARPRED_ROWS_THREADS),
+                            args, 0, stream);
+}
+
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__reduce_columns(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
+                                                  size_t ld, O *out, Op op, F f, G g, cudaStream_t stream,
+                                                  const char **why)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    enum {
+        K = warpred__rows_per_vector<T>::value,
+        /* K columns per thread while the row lanes' cells fit in 32 KiB of shared memory */
+        C = K > 1 && (size_t)K * WARPRED_ROWS_THREADS * sizeof(A) <= 32768 ? K : 1
+    };
+    cudaError_t err;
+    if constexpr (!(warpred__value_ok<R>() && warpred__value_ok<A>() && warpred__identity_ok<Op, A>())) {
+        *why = "warpred_device_reduce_columns: the value type or operation was rejected at compile time";
+        return cudaErrorInvalidValue;
+    } else {
+        *why = warpred__rows_check(plan, in, rows > 0 && cols > 0, alignof(T), out, sizeof(A), &err);
+        if (*why) return err;
+        if (ld < cols) {
+            *why = "warpred_device_reduce_columns: ld (elements from one row to the next) is smaller than cols";
+            return cudaErrorInvalidValue;
+        }
+        if (cols == 0) return warpred__rows_done(cudaSuccess, why);
+        if (rows == 0) return warpred__rows_done(warpred__rows_identities<R>(plan, cols, out, op, g, stream), why);
+        const bool vectors = C > 1 && (size_t)in % 16 == 0 && ld * sizeof(T) % 16 == 0;
+        const size_t groups = vectors ? (cols + C - 1) / C : cols;
+        if (vectors)
+            err = groups >= 32 ? warpred__columns_launch<32, C, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream)
+                               : warpred__columns_launch<8, C, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream);
+        else
+            err = groups >= 32 ? warpred__columns_launch<32, 1, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream)
+                               : warpred__columns_launch<8, 1, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream);
+        return warpred__rows_done(err, why);
+    }
+}
+
+template <typename T, typename O, typename Op, typename F, typename G>
+static inline cudaError_t
+warpred_device_transform_reduce_columns(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols, size_t ld,
+                                        O *out, Op op, F f, G g, cudaStream_t stream = 0, const char **why = NULL)
+{
+    typedef typename warpred__decay<decltype(f(*in, (size_t)0))>::type R;
+    const char *ignored;
+    if (!why) why = &ignored;
+    *why = NULL;
+    return warpred__reduce_columns<T, R>(plan, in, rows, cols, ld, out, op, f, g, stream, why);
+}
+
+template <typename T, typename O, typename Op>
+static inline cudaError_t warpred_device_reduce_columns(const warpred_rows_plan *plan, const T *in, size_t rows,
+                                                        size_t cols, size_t ld, O *out, Op op, cudaStream_t stream = 0,
+                                                        const char **why = NULL)
+{
+    const char *ignored;
+    if (!why) why = &ignored;
+    *why = NULL;
+    return warpred__reduce_columns<T, O>(plan, in, rows, cols, ld, out, op, warpred_xf_identity(),
+                                         warpred_fin_identity(), stream, why);
+}
+
+/* ---- ranges ---- */
+
+template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__ranges_launch(const warpred_rows_plan *plan, const T *in, const size_t *begin,
+                                                 const size_t *end, size_t count, O *out, Op op, F f, G g,
+                                                 cudaStream_t stream)
+{
+    constexpr auto kernel = warpred__ranges_kernel<W, T, R, Op, F, O, G>;
+    const size_t per_block = WARPRED_ROWS_THREADS / W;
+    const size_t blocks = (count + per_block - 1) / per_block;
+    return warpred__rows_launch<const T *, const size_t *, const size_t *, size_t, warpred__rows_scratch, O *, Op, F,
+                                G>((const void *)kernel,
+                                   dim3(warpred__rows_min(blocks, warpred__rows_resident<kernel>(plan))), in, begin,
+                                   end, count, plan->scratch, out, op, f, g, stream);
+}
+
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__reduce_ranges(const warpred_rows_plan *plan, const T *in, const size_t *begin,
+                                                 const size_t *end, size_t count, O *out, Op op, F f, G g,
+                                                 cudaStream_t stream, const char **why)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    cudaError_t err;
+    if constexpr (!(warpred__value_ok<R>() && warpred__value_ok<A>() && warpred__identity_ok<Op, A>())) {
+        *why = "warpred_device_reduce_ranges: the value type or operation was rejected at compile time";
+        return cudaErrorInvalidValue;
+    } else {
+        /* in may be NULL only when every range is empty, which the host cannot see: ask for it */
+        *why = warpred__rows_check(plan, in, count > 0, alignof(T), out, sizeof(A), &err);
+        if (*why) return err;
+        if (count > 0 && (!begin || !end)) {
+            *why = "warpred_device_reduce_ranges: begin or end is NULL and count > 0";
+            return cudaErrorInvalidValue;
+        }
+        if (count == 0) return warpred__rows_done(cudaSuccess, why);
+        int w = plan->lanes ? plan->lanes : 8;
+        if (plan->strategy != WARPRED_ROWS_AUTO && plan->strategy != WARPRED_ROWS_LANES) {
+            *why = "warpred_device_reduce_ranges: ranges take WARPRED_ROWS_AUTO or WARPRED_ROWS_LANES";
+            return cudaErrorInvalidValue;
+        }
+        switch (w) {
+        case 1: err = warpred__ranges_launch<1, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
+        case 2: err = warpred__ranges_launch<2, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
+        case 4: err = warpred__ranges_launch<4, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
+        case 8: err = warpred__ranges_launch<8, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
+        case 16: err = warpred__ranges_launch<16, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
+        default: err = warpred__ranges_launch<32, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
+        }
+        return warpred__rows_done(err, why);
+    }
+}
+
+template <typename T, typename O, typename Op, typename F, typename G>
+static inline cudaError_t warpred_device_transform_reduce_ranges(const warpred_rows_plan *plan, const T *in,
+                                                                 const size_t *begin, const size_t *end, size_t count,
+                                                                 O *out, Op op, F f, G g, cudaStream_t stream = 0,
+                                                                 const char **why = NULL)
+{
+    typedef typename warpred__decay<decltype(f(*in, (size_t)0))>::type R;
+    const char *ignored;
+    if (!why) why = &ignored;
+    *why = NULL;
+    return warpred__reduce_ranges<T, R>(plan, in, begin, end, count, out, op, f, g, stream, why);
+}
+
+template <typename T, typename O, typename Op>
+static inline cudaError_t warpred_device_reduce_ranges(const warpred_rows_plan *plan, const T *in, const size_t *begin,
+                                                       const size_t *end, size_t count, O *out, Op op,
+                                                       cudaStream_t stream = 0, const char **why = NULL)
+{
+    const char *ignored;
+    if (!why) why = &ignored;
+    *why = NULL;
+    return warpred__reduce_ranges<T, O>(plan, in, begin, end, count, out, op, warpred_xf_identity(),
+                                        warpred_fin_identity(), stream, why);
+}
+#endif /* __CUDACC_RTC__ */
+
+#endif /* WARPRED_DEVICE_ROWS_CUH */

@@ -1,0 +1,767 @@
+/* warpred/device_rows_kernel.cuh - the kernels behind device_rows.cuh.      MIT licensed.
+
+   device_rows.cuh's host functions choose a strategy and launch one of these; this header
+   holds them apart from the host code, so that NVRTC (which compiles no host code) and other
+   launchers can use them. Every kernel reads slices of the input with the element readers
+   below (16-byte loads where the slice's address allows, several loads in flight), takes each
+   transformed element into the operation's accumulator (operation.cuh), combines the
+   accumulators through the warp and block layers' entry points and stores g(finish(total), k).
+
+   Kernels (S: the plan's scratch, below):
+     warpred__rows_lanes_kernel<W>     W lanes per row, U rows in flight per group
+     warpred__rows_block_kernel        a block per row, rows in turn (a block reducer)
+     warpred__rows_split_kernel        chunks of a row over several blocks; the row's last
+                                       block folds the chunks' partials in chunk order
+     warpred__columns_kernel           a column (or 16 bytes of columns) per thread, rows over
+                                       the block's threads and over several blocks
+     warpred__ranges_kernel<W>         W lanes per range; ranges longer than a chunk are cut in
+                                       chunks that idle groups help with (see RANGES below)
+     warpred__slices_identity_kernel   g(identity) into every slice of an empty shape
+
+   This header needs block_reducer.cuh, grid_reduce.cuh, transforms.cuh and what they need
+   beside it.
+*/
+#ifndef WARPRED_DEVICE_ROWS_KERNEL_CUH
+#define WARPRED_DEVICE_ROWS_KERNEL_CUH
+
+#include "block_reducer.cuh"
+#include "cluster_reduce.cuh"
+#include "grid_reduce.cuh"
+#include "transforms.cuh"
+#ifndef __CUDACC_RTC__
+#    include <string.h> /* memcpy, which NVRTC has built in */
+#endif
+
+enum {
+    WARPRED_ROWS_THREADS = 256,         /* block size of every kernel here */
+    WARPRED_ROWS_RANGE_CHUNK = 1 << 13, /* elements per chunk of a long range */
+    WARPRED_ROWS_QUEUE = 4096           /* long ranges that helpers can see at once */
+};
+
+/* The scratch of a plan. counters: [0, counters) per-slice tickets, zero between launches (the
+   last user of each sets it back); then WARPRED__ROWS_WORDS words of the ranges queue.
+   partials: `capacity` values of up to value_bytes each. queue: WARPRED_ROWS_QUEUE entries. */
+typedef struct warpred__rows_entry {
+    unsigned long long range; /* the range's index */
+    unsigned long long begin; /* its first element */
+    unsigned long long len;   /* its length */
+    unsigned chunks;          /* WARPRED_ROWS_RANGE_CHUNK elements each, the last shorter */
+    unsigned base;            /* its chunks' partials: partials[base .. base + chunks) */
+    unsigned claimed;         /* chunks handed out */
+    unsigned done;            /* chunks whose partials are stored */
+    unsigned ready;           /* 1 once the fields above are written */
+    unsigned pad;
+} warpred__rows_entry;
+
+enum { WARPRED__ROWS_QUEUED, WARPRED__ROWS_ALLOCATED, WARPRED__ROWS_EXITED, WARPRED__ROWS_WORDS };
+
+typedef struct warpred__rows_scratch {
+    void *partials;
+    unsigned *counters;
+    warpred__rows_entry *queue;
+    unsigned capacity; /* partials */
+    unsigned tickets;  /* counters before the queue words */
+} warpred__rows_scratch;
+
+/* T without const, volatile or reference: the type a transform's result is accumulated as. */
+template <typename T> struct warpred__decay {
+    typedef T type;
+};
+template <typename T> struct warpred__decay<T &> : warpred__decay<T> {};
+template <typename T> struct warpred__decay<T &&> : warpred__decay<T> {};
+template <typename T> struct warpred__decay<const T> : warpred__decay<T> {};
+template <typename T> struct warpred__decay<volatile T> : warpred__decay<T> {};
+
+/* A finish that stores the result as it is. */
+struct warpred_fin_identity {
+    template <typename R> __device__ __forceinline__ R operator()(R r, size_t) const { return r; }
+};
+
+/* A load that later loads cannot pass (ld.acquire at GPU scope). */
+__device__ __forceinline__ unsigned warpred__load_acquire(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+/* Lane q of w folds partials q, q + w, ... < n (n >= 1 when q == 0) in that order, eight loads
+   in flight; lanes with none keep the accumulator's start. */
+template <typename Acc, typename Op>
+__device__ __forceinline__ typename Acc::type warpred__rows_fold_strided(const typename Acc::type *partials, size_t n,
+                                                                         unsigned q, unsigned w, Op op)
+{
+    typedef typename Acc::type A;
+    enum { B = 8 };
+    A acc = Acc::start();
+    for (size_t k = q; k < n; k += (size_t)B * w) {
+        A x[B];
+#pragma unroll
+        for (int b = 0; b < B; b++)
+            if (k + b * w < n) x[b] = warpred__load_cg(&partials[k + b * w]);
+        acc = k == q ? x[0] : op(acc, x[0]);
+#pragma unroll
+        for (int b = 1; b < B; b++)
+            if (k + b * w < n) acc = op(acc, x[b]);
+    }
+    return acc;
+}
+
+/* ---- element readers ---- */
+
+/* Elements of T per 16-byte load (0: T does not divide 16). */
+template <typename T> struct warpred__rows_per_vector {
+    enum { value = 16 % sizeof(T) == 0 ? 16 / sizeof(T) : 0 };
+};
+
+/* The K elements of one 16-byte load, the first with index `first`, into acc. */
+template <typename T, typename Acc, typename Op, typename F>
+__device__ __forceinline__ void warpred__rows_take_vector(typename Acc::type &acc, uint4 raw, size_t first, Op op, F f)
+{
+    enum { K = warpred__rows_per_vector<T>::value };
+    T e[K];
+    memcpy(e, &raw, 16);
+    typedef decltype(f(e[0], first)) V;
+    V t[K];
+#pragma unroll
+    for (int j = 0; j < K; j++) t[j] = f(e[j], first + j);
+    Acc::template absorb_batch<K>(op, acc, t);
+}
+
+/* Lane q of a group of w lanes takes its share of p[0 .. n), whose first element has index
+   `first` in its slice: single elements up to the first 16-byte boundary, 16-byte loads with
+   V in flight (lane q: loads q, q + w, ...), single elements after the last. For T that does
+   not divide 16: single elements, V in flight. */
+template <typename T, typename Acc, int V, typename Op, typename F>
+__device__ __forceinline__ void warpred__rows_take(typename Acc::type &acc, const T *__restrict__ p, size_t n,
+                                                   size_t first, unsigned q, unsigned w, Op op, F f)
+{
+    enum { K = warpred__rows_per_vector<T>::value };
+    if constexpr (K != 0) {
+        const size_t misalign = ((size_t)p % 16) / sizeof(T);
+        size_t head = misalign ? K - misalign : 0;
+        if (head > n) head = n;
+        for (size_t i = q; i < head; i += w) Acc::absorb(op, acc, f(p[i], first + i));
+        const uint4 *__restrict__ vec = (const uint4 *)(p + head);
+        const size_t nv = (n - head) / K;
+        size_t j = q;
+        for (; j + (size_t)(V - 1) * w < nv; j += (size_t)V * w) {
+            uint4 raw[V];
+#pragma unroll
+            for (int u = 0; u < V; u++) raw[u] = __ldg(&vec[j + u * w]);
+#pragma unroll
+            for (int u = 0; u < V; u++)
+                warpred__rows_take_vector<T, Acc>(acc, raw[u], first + head + (j + u * w) * K, op, f);
+        }
+        for (; j < nv; j += w) warpred__rows_take_vector<T, Acc>(acc, __ldg(&vec[j]), first + head + j * K, op, f);
+        for (size_t i = head + nv * K + q; i < n; i += w) Acc::absorb(op, acc, f(p[i], first + i));
+    } else {
+        size_t i = q;
+        for (; i + (size_t)(V - 1) * w < n; i += (size_t)V * w) {
+            T e[V];
+#pragma unroll
+            for (int u = 0; u < V; u++) e[u] = p[i + u * w];
+#pragma unroll
+            for (int u = 0; u < V; u++) Acc::absorb(op, acc, f(e[u], first + i + u * w));
+        }
+        for (; i < n; i += w) Acc::absorb(op, acc, f(p[i], first + i));
+    }
+}
+
+/* warpred__rows_take over a whole slice, lane q of w. */
+template <typename T, typename Acc, int V, typename Op, typename F>
+__device__ __forceinline__ void warpred__rows_take_strided(typename Acc::type &acc, const T *__restrict__ p, size_t n,
+                                                           unsigned q, unsigned w, Op op, F f)
+{
+    warpred__rows_take<T, Acc, V>(acc, p, n, 0, q, w, op, f);
+}
+
+/* The finished result of slice k into out[k]. */
+template <typename Acc, typename O, typename G>
+__device__ __forceinline__ void warpred__rows_store(O *out, size_t k, const typename Acc::type &total, G g)
+{
+    out[k] = (O)g(Acc::finish(total), k);
+}
+
+/* ---- rows: W lanes per row ---- */
+
+/* Rows in flight per group: as many as keep the accumulators in registers. */
+template <typename A> struct warpred__rows_in_flight {
+    enum { value = sizeof(A) <= 8 ? 4 : sizeof(A) <= 16 ? 2 : 1 };
+};
+
+/* Groups of W lanes; group g takes rows g, g + G, ... (G groups in the grid), U at a time. Rows
+   whose every start is 16 bytes aligned (`aligned`) are read in 16-byte loads, one per row in
+   flight per lane step (U together); others one element at a time. */
+template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
+    warpred__rows_lanes_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, bool aligned, O *out,
+                               Op op, F f, G g)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    enum { U = warpred__rows_in_flight<A>::value, K = warpred__rows_per_vector<T>::value };
+    const size_t thread = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
+    const size_t group = thread / W, groups = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / W);
+    const unsigned q = threadIdx.x % W;
+    for (size_t r0 = group; r0 < rows; r0 += U * groups) {
+        A acc[U];
+        const T *p[U];
+        bool live[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            acc[u] = Acc::start();
+            live[u] = r0 + u * groups < rows;
+            p[u] = in + (live[u] ? r0 + u * groups : r0) * ld;
+        }
+        if constexpr (K != 0) {
+            if (aligned) {
+                const size_t nv = cols / K;
+                for (size_t j = q; j < nv; j += W) {
+                    uint4 raw[U];
+#pragma unroll
+                    for (int u = 0; u < U; u++)
+                        if (live[u]) raw[u] = __ldg((const uint4 *)p[u] + j);
+#pragma unroll
+                    for (int u = 0; u < U; u++)
+                        if (live[u]) warpred__rows_take_vector<T, Acc>(acc[u], raw[u], j * K, op, f);
+                }
+                for (size_t i = nv * K + q; i < cols; i += W)
+#pragma unroll
+                    for (int u = 0; u < U; u++)
+                        if (live[u]) Acc::absorb(op, acc[u], f(p[u][i], i));
+            }
+        }
+        if (K == 0 || !aligned) {
+            for (size_t i = q; i < cols; i += W) {
+                T e[U];
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    if (live[u]) e[u] = p[u][i];
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    if (live[u]) Acc::absorb(op, acc[u], f(e[u], i));
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) acc[u] = warpred_warp_reduce<W>(acc[u], op);
+        if (q == 0)
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (live[u]) warpred__rows_store<Acc>(out, r0 + u * groups, acc[u], g);
+    }
+}
+
+/* ---- rows shorter than a 16-byte load ---- */
+
+/* Contiguous rows (ld == cols) of P elements, P dividing K: each 16-byte load holds K / P whole
+   rows; thread t takes loads t, t + G, ... and stores their rows. The last rows, past the last
+   whole load, one element at a time. */
+template <int P, typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
+    warpred__rows_packed_kernel(const T *__restrict__ in, size_t rows, O *out, Op op, F f, G g)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    enum { K = warpred__rows_per_vector<T>::value, PER = K / P };
+    const size_t t0 = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
+    const size_t threads = (size_t)gridDim.x * WARPRED_ROWS_THREADS;
+    const size_t nv = rows / PER;
+    const uint4 *__restrict__ vec = (const uint4 *)in;
+    for (size_t j = t0; j < nv; j += threads) {
+        T e[K];
+        const uint4 raw = __ldg(&vec[j]);
+        memcpy(e, &raw, 16);
+#pragma unroll
+        for (int r = 0; r < PER; r++) {
+            A acc = Acc::start();
+#pragma unroll
+            for (int i = 0; i < P; i++) Acc::absorb(op, acc, f(e[r * P + i], (size_t)i));
+            warpred__rows_store<Acc>(out, j * PER + r, acc, g);
+        }
+    }
+    for (size_t r = nv * PER + t0; r < rows; r += threads) {
+        A acc = Acc::start();
+        for (int i = 0; i < P; i++) Acc::absorb(op, acc, f(in[r * P + i], (size_t)i));
+        warpred__rows_store<Acc>(out, r, acc, g);
+    }
+}
+
+/* ---- rows: a block per row ---- */
+
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
+    warpred__rows_block_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, O *out, Op op, F f, G g)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    WARPRED_BLOCK_REDUCER(block, A, WARPRED_ROWS_THREADS);
+    for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        A acc = Acc::start();
+        warpred__rows_take<T, Acc, 4>(acc, in + r * ld, cols, 0, threadIdx.x, WARPRED_ROWS_THREADS, op, f);
+        acc = block.reduce(acc, op);
+        if (threadIdx.x == 0) warpred__rows_store<Acc>(out, r, acc, g);
+    }
+}
+
+/* ---- rows: a cluster per row ---- */
+
+/* Clusters of C blocks along x; cluster i takes rows i, i + clusters, ...; the block of rank b
+   takes loads b * 256 + t, b * 256 + t + C * 256, ... of the row (thread t). Compiled empty
+   for archs without clusters (the host launches it only on sm_90 and newer). */
+template <int C, typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
+    warpred__rows_cluster_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, O *out, Op op, F f, G g)
+{
+#if WARPRED_HAS_CLUSTERS
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    const unsigned rank = blockIdx.x % C;
+    const size_t clusters = gridDim.x / C;
+    for (size_t r = blockIdx.x / C; r < rows; r += clusters) {
+        A acc = Acc::start();
+        warpred__rows_take_strided<T, Acc, 4>(acc, in + r * ld, cols, rank * WARPRED_ROWS_THREADS + threadIdx.x,
+                                              C * WARPRED_ROWS_THREADS, op, f);
+        acc = warpred__cluster_fold<false, WARPRED_ROWS_THREADS>(acc, op);
+        if (rank == 0 && threadIdx.x == 0) warpred__rows_store<Acc>(out, r, acc, g);
+    }
+#endif
+}
+
+/* ---- rows: several blocks per row ---- */
+
+/* The block's partials of one slice, stored by its blocks in turn, folded by the last: thread t
+   folds partials t, t + 256, ... in that order, then the block tree. Returns the total in thread
+   0 of the block that stored the last partial (and sets the slice's ticket back to zero), false
+   elsewhere. Every thread of the block calls with its own value's block total in thread 0. */
+template <typename A, typename Op, typename Reducer>
+__device__ __forceinline__ bool warpred__rows_fold_chunks(A &total, Op op, Reducer &block, A *partials, unsigned chunk,
+                                                          unsigned chunks, unsigned *ticket)
+{
+    bool last = false;
+    if (threadIdx.x == 0) {
+        partials[chunk] = total;
+        last = warpred__ticket(ticket) == chunks - 1;
+    }
+    /* the barrier carries thread 0's acquire to the block's other threads */
+    if (!__syncthreads_or(last)) return false;
+    A acc = warpred_op_accumulator<Op, A>::start();
+    if (threadIdx.x < chunks) acc = warpred__fold_partials(partials, chunks, threadIdx.x, WARPRED_ROWS_THREADS, op);
+    acc = block.reduce(acc, op);
+    if (threadIdx.x == 0) *ticket = 0;
+    total = acc;
+    return threadIdx.x == 0;
+}
+
+/* Row r is cut in `chunks` chunks of `chunk` elements (the last shorter); item i = r * chunks +
+   c; blocks take items in turn. */
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
+    warpred__rows_split_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, size_t chunk,
+                               unsigned chunks, warpred__rows_scratch s, O *out, Op op, F f, G g)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    WARPRED_BLOCK_REDUCER(block, A, WARPRED_ROWS_THREADS);
+    A *partials = (A *)s.partials;
+    for (size_t item = blockIdx.x; item < rows * chunks; item += gridDim.x) {
+        const size_t r = item / chunks, c = item % chunks;
+        const size_t first = c * chunk, n = cols - first < chunk ? cols - first : chunk;
+        A acc = Acc::start();
+        warpred__rows_take<T, Acc, 4>(acc, in + r * ld + first, n, first, threadIdx.x, WARPRED_ROWS_THREADS, op, f);
+        acc = block.reduce(acc, op);
+        if (warpred__rows_fold_chunks(acc, op, block, partials + r * chunks, (unsigned)c, chunks, &s.counters[r]))
+            warpred__rows_store<Acc>(out, r, acc, g);
+    }
+}
+
+/* ---- columns ---- */
+
+/* A block covers X column groups (of K columns each when 16-byte loads fit, else of one) and
+   256 / X row lanes; block (x, y) of the grid takes column groups [x * X, x * X + X) over the
+   rows of its y-th part (rows / gridDim.y of them). Each thread folds its rows in turn, the
+   row lanes meet in shared memory (a tree over the lanes), and with several parts the column
+   group's last block folds the parts' partials in order. */
+template <int X, int C, typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
+    warpred__columns_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, size_t part_rows,
+                            warpred__rows_scratch s, O *out, Op op, F f, G g)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    enum { Y = WARPRED_ROWS_THREADS / X, U = 8 };
+    __shared__ A cells[WARPRED_ROWS_THREADS * C];
+    __shared__ unsigned last_part;
+    const unsigned x = threadIdx.x % X, y = threadIdx.x / X;
+    const size_t c0 = ((size_t)blockIdx.x * X + x) * C; /* this thread's first column */
+    const size_t r_begin = (size_t)blockIdx.y * part_rows;
+    const size_t r_end = r_begin + part_rows < rows ? r_begin + part_rows : rows;
+    A acc[C];
+#pragma unroll
+    for (int j = 0; j < C; j++) acc[j] = Acc::start();
+    if (c0 < cols) {
+        size_t r = r_begin + y;
+        if constexpr (C > 1) {
+            if (c0 + C <= cols) { /* a whole 16-byte group: the host checked its alignment */
+                for (; r + (U - 1) * Y < r_end; r += U * Y) {
+                    uint4 raw[U];
+#pragma unroll
+                    for (int u = 0; u < U; u++) raw[u] = __ldg((const uint4 *)(in + (r + u * Y) * ld + c0));
+#pragma unroll
+                    for (int u = 0; u < U; u++) {
+                        T e[C];
+                        memcpy(e, &raw[u], 16);
+#pragma unroll
+                        for (int j = 0; j < C; j++) Acc::absorb(op, acc[j], f(e[j], r + u * Y));
+                    }
+                }
+                for (; r < r_end; r += Y) {
+                    uint4 raw = __ldg((const uint4 *)(in + r * ld + c0));
+                    T e[C];
+                    memcpy(e, &raw, 16);
+#pragma unroll
+                    for (int j = 0; j < C; j++) Acc::absorb(op, acc[j], f(e[j], r));
+                }
+            } else { /* the last, partial group */
+                for (; r < r_end; r += Y)
+#pragma unroll
+                    for (int j = 0; j < C; j++)
+                        if (c0 + j < cols) Acc::absorb(op, acc[j], f(in[r * ld + c0 + j], r));
+            }
+        } else {
+            for (; r + (U - 1) * Y < r_end; r += U * Y) {
+                T e[U];
+#pragma unroll
+                for (int u = 0; u < U; u++) e[u] = in[(r + u * Y) * ld + c0];
+#pragma unroll
+                for (int u = 0; u < U; u++) Acc::absorb(op, acc[0], f(e[u], r + u * Y));
+            }
+            for (; r < r_end; r += Y) Acc::absorb(op, acc[0], f(in[r * ld + c0], r));
+        }
+    }
+    /* row lanes y = 0 .. Y-1 of each column meet: a pairwise tree in shared memory */
+#pragma unroll
+    for (int j = 0; j < C; j++) cells[(y * X + x) * C + j] = acc[j];
+    for (unsigned h = Y / 2; h >= 1; h /= 2) {
+        __syncthreads();
+        if (y < h)
+#pragma unroll
+            for (int j = 0; j < C; j++) {
+                acc[j] = op(acc[j], cells[((y + h) * X + x) * C + j]);
+                cells[(y * X + x) * C + j] = acc[j];
+            }
+    }
+    if (gridDim.y == 1) {
+        if (y == 0)
+#pragma unroll
+            for (int j = 0; j < C; j++)
+                if (c0 + j < cols) warpred__rows_store<Acc>(out, c0 + j, acc[j], g);
+        return;
+    }
+    /* several parts: partials[part * cols + column], the column group's last block folds them:
+       thread t takes column t % TC of the tile and parts t / TC, t / TC + P, ... in order, then
+       the P part lanes meet in a tree as the row lanes did */
+    A *partials = (A *)s.partials;
+    if (y == 0)
+#pragma unroll
+        for (int j = 0; j < C; j++)
+            if (c0 + j < cols) partials[blockIdx.y * cols + c0 + j] = acc[j];
+    __syncthreads(); /* every partial of this block stored before thread 0 takes the ticket */
+    if (threadIdx.x == 0) last_part = warpred__ticket(&s.counters[blockIdx.x]) == gridDim.y - 1;
+    __syncthreads();
+    if (!last_part) return;
+    enum { TC = X * C, P = WARPRED_ROWS_THREADS / TC };
+    const unsigned cc = threadIdx.x % TC, p = threadIdx.x / TC;
+    const size_t col = (size_t)blockIdx.x * TC + cc;
+    A t = Acc::start();
+    if (col < cols && p < gridDim.y)
+        t = warpred__rows_fold_strided<Acc>(partials + p * cols + col, (size_t)(gridDim.y - 1 - p) * cols + 1, 0,
+                                            (unsigned)(P * cols), op);
+    cells[p * TC + cc] = t;
+    for (unsigned h = P / 2; h >= 1; h /= 2) {
+        __syncthreads();
+        if (p < h) {
+            t = op(t, cells[(p + h) * TC + cc]);
+            cells[p * TC + cc] = t;
+        }
+    }
+    if (p == 0 && col < cols) warpred__rows_store<Acc>(out, col, t, g);
+    if (threadIdx.x == 0) s.counters[blockIdx.x] = 0;
+}
+
+/* ---- ranges ---- */
+
+/* RANGES  Range k is cut in chunks of WARPRED_ROWS_RANGE_CHUNK elements (one chunk when it is
+   shorter). A chunk's value is the group's warp tree over its lanes' shares; a range's result
+   is its one chunk's value, or: lane q of the group folds chunks q, q + W, ... in that order,
+   then the group's tree. That definition does not depend on who computes a chunk, so a range's
+   owner may let idle groups take chunks: it queues the range (a slot and room for its
+   partials in the scratch), and every group that has finished its own ranges takes chunks of
+   queued ranges; the group that stores the last partial folds them. Without room in the queue
+   the owner computes every chunk itself, in registers, to the same bits. Nobody waits for
+   anybody: the owner takes chunks too, so every range ends whatever the others do. */
+
+/* Chunk c of a range starting at p (length n) by the group: its value in every lane of it. */
+template <int W, typename T, typename Acc, typename Op, typename F>
+__device__ __forceinline__ typename Acc::type warpred__range_chunk(const T *__restrict__ p, size_t n, size_t c, Op op,
+                                                                   F f)
+{
+    const size_t first = c * WARPRED_ROWS_RANGE_CHUNK;
+    const size_t len = n - first < WARPRED_ROWS_RANGE_CHUNK ? n - first : WARPRED_ROWS_RANGE_CHUNK;
+    typename Acc::type acc = Acc::start();
+    warpred__rows_take<T, Acc, 8>(acc, p + first, len, first, threadIdx.x % W, W, op, f);
+    acc = warpred_warp_reduce<W>(acc, op);
+    return warpred__shfl<WARPRED__SHFL_IDX>(warpred__segment_mask<W>(), acc, 0, W);
+}
+
+/* The group's fold of `chunks` values, lane q holding its sequential fold of chunks q, q + W,
+   ...: the tree, result in the group's first lane. */
+template <int W, typename A, typename Op> __device__ __forceinline__ A warpred__range_tree(A v, Op op)
+{
+    return warpred_warp_reduce<W>(v, op);
+}
+
+/* Chunks of queue entry e while any are left; true when this group stored the last partial (its
+   lanes then hold the range's result in the first lane). */
+template <int W, typename T, typename Acc, typename Op, typename F>
+__device__ bool warpred__range_help(const T *__restrict__ in, warpred__rows_entry *e, typename Acc::type *partials,
+                                    Op op, F f, typename Acc::type &result)
+{
+    typedef typename Acc::type A;
+    const unsigned q = threadIdx.x % W, mask = warpred__segment_mask<W>();
+    const unsigned chunks = e->chunks, base = e->base;
+    const size_t begin = e->begin, len = e->len;
+    for (;;) {
+        unsigned c = 0;
+        if (q == 0) c = atomicAdd(&e->claimed, 1u);
+        c = __shfl_sync(mask, c, 0, W);
+        if (c >= chunks) return false;
+        const A v = warpred__range_chunk<W, T, Acc>(in + begin, len, c, op, f);
+        unsigned last = 0;
+        if (q == 0) {
+            partials[base + c] = v;
+            last = warpred__ticket(&e->done) == chunks - 1;
+        }
+        /* bar.warp.sync orders memory among the group: the first lane's acquire covers all */
+        __syncwarp(mask);
+        last = __shfl_sync(mask, last, 0, W);
+        if (last) {
+            result = warpred__range_tree<W>(warpred__rows_fold_strided<Acc>(partials + base, chunks, q, W, op), op);
+            return true;
+        }
+    }
+}
+
+/* The queue's length as the group's first lane reads it, the same in every lane of the group. */
+template <int W> __device__ __forceinline__ unsigned warpred__rows_queued(unsigned *words)
+{
+    unsigned n = 0;
+    if (threadIdx.x % W == 0) n = *(volatile unsigned *)&words[WARPRED__ROWS_QUEUED];
+    n = __shfl_sync(warpred__segment_mask<W>(), n, 0, W);
+    return n < WARPRED_ROWS_QUEUE ? n : WARPRED_ROWS_QUEUE;
+}
+
+/* Queues range k (n > WARPRED_ROWS_RANGE_CHUNK elements from b) for helpers, if there is room. */
+__device__ __forceinline__ void warpred__rows_queue_range(warpred__rows_scratch s, unsigned *words, size_t k, size_t b,
+                                                          size_t n)
+{
+    const unsigned chunks = (unsigned)((n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK);
+    const unsigned slot = atomicAdd(&words[WARPRED__ROWS_QUEUED], 1u);
+    if (slot >= WARPRED_ROWS_QUEUE) return;
+    const unsigned base = atomicAdd(&words[WARPRED__ROWS_ALLOCATED], chunks);
+    if (base + (unsigned long long)chunks > s.capacity) return; /* no room: the owner alone */
+    warpred__rows_entry *en = &s.queue[slot];
+    en->range = k;
+    en->begin = b;
+    en->len = n;
+    en->chunks = chunks;
+    en->base = base;
+    __threadfence(); /* the fields before the flag */
+    atomicExch(&en->ready, 1u);
+}
+
+/* m <= 4 ranges of at most 4 * W elements each (sb[i], sn[i]: start and length), ranges k ..
+   k + m - 1: lane q takes elements q, q + W, q + 2W, q + 3W of each, every load in flight
+   before the first is used. */
+template <int W, typename T, typename Acc, typename Op, typename F, typename O, typename G>
+__device__ __forceinline__ void warpred__ranges_short(const T *__restrict__ in, const size_t (&sb)[4],
+                                                      const size_t (&sn)[4], unsigned m, size_t k, O *out, Op op, F f,
+                                                      G g)
+{
+    typedef typename Acc::type A;
+    const unsigned q = threadIdx.x % W;
+    T e[4][4];
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            if (r < (int)m && q + i * W < sn[r]) e[r][i] = in[sb[r] + q + i * W];
+    A acc[4];
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        acc[r] = Acc::start();
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            if (r < (int)m && q + i * W < sn[r]) Acc::absorb(op, acc[r], f(e[r][i], q + i * W));
+    }
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+        if (r < (int)m && sn[r] != 0) acc[r] = warpred_warp_reduce<W>(acc[r], op);
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+        if (r < (int)m) {
+            if (q == 0) {
+                if (sn[r] == 0) warpred__rows_store<Acc>(out, k + r, warpred__identity<Op, A>(), g);
+                else
+                    warpred__rows_store<Acc>(out, k + r, acc[r], g);
+            }
+        }
+}
+
+/* A range longer than a chunk, by its owner group: through its queue entry (helpers may take
+   chunks too), or alone, in registers, to the same bits when it found no room. */
+template <int W, typename T, typename Acc, typename Op, typename F, typename O, typename G>
+__device__ void warpred__range_long(const T *__restrict__ in, warpred__rows_scratch s, unsigned *words, size_t k,
+                                    size_t b, size_t n, O *out, Op op, F f, G g)
+{
+    typedef typename Acc::type A;
+    const unsigned q = threadIdx.x % W, mask = warpred__segment_mask<W>();
+    const unsigned queued = warpred__rows_queued<W>(words);
+    warpred__rows_entry *mine = 0;
+    for (unsigned slot = q; slot < queued; slot += W) {
+        warpred__rows_entry *en = &s.queue[slot];
+        if (warpred__load_acquire(&en->ready) && en->range == k) mine = en;
+    }
+    for (int d = W / 2; d >= 1; d /= 2) {
+        warpred__rows_entry *other = (warpred__rows_entry *)__shfl_xor_sync(mask, (unsigned long long)mine, d, W);
+        if (other) mine = other;
+    }
+    if (mine) {
+        A total;
+        if (warpred__range_help<W, T, Acc>(in, mine, (A *)s.partials, op, f, total) && q == 0)
+            warpred__rows_store<Acc>(out, k, total, g);
+        return;
+    }
+    const size_t chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
+    A acc = Acc::start();
+    for (size_t c = 0; c < chunks; c++) {
+        const A v = warpred__range_chunk<W, T, Acc>(in + b, n, c, op, f);
+        if (c % W == q) acc = c < W ? v : op(acc, v);
+    }
+    acc = warpred__range_tree<W>(acc, op);
+    if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
+}
+
+template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
+    warpred__ranges_kernel(const T *__restrict__ in, const size_t *__restrict__ begin, const size_t *__restrict__ end,
+                           size_t count, warpred__rows_scratch s, O *out, Op op, F f, G g)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    typedef typename Acc::type A;
+    enum { CHUNK = WARPRED_ROWS_RANGE_CHUNK, SHORT = 4 * W };
+    const size_t thread = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
+    const size_t group = thread / W, groups = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / W);
+    const unsigned q = threadIdx.x % W, mask = warpred__segment_mask<W>();
+    unsigned *words = s.counters + s.tickets;
+    A *partials = (A *)s.partials;
+
+    /* 1. queue this group's long ranges, so that idle groups find them early; the group reads
+       the offsets of W ranges at once (lane q: range k0 + q) */
+    for (size_t k0 = group * W; k0 < count; k0 += groups * W) {
+        const size_t k = k0 + q;
+        if (k >= count) continue;
+        const size_t b = begin[k], e = end[k], n = e > b ? e - b : 0;
+        if (n > CHUNK) warpred__rows_queue_range(s, words, k, b, n);
+    }
+
+    /* 2. this group's ranges: short ones four at a time, longer ones whole, long ones through
+       their chunks */
+    for (size_t k0 = group * W; k0 < count; k0 += groups * W) {
+        size_t my_b = 0, my_n = 0;
+        if (k0 + q < count) {
+            my_b = begin[k0 + q];
+            const size_t e = end[k0 + q];
+            my_n = e > my_b ? e - my_b : 0;
+        }
+        const unsigned batch = count - k0 < W ? (unsigned)(count - k0) : W;
+        for (unsigned j = 0; j < batch;) {
+            /* up to four short ranges in a row of the batch: loads of all four in flight */
+            size_t sb[4], sn[4];
+            unsigned m = 0;
+            for (; m < 4 && j + m < batch; m++) {
+                sb[m] = __shfl_sync(mask, my_b, j + m, W);
+                sn[m] = __shfl_sync(mask, my_n, j + m, W);
+                if (sn[m] > SHORT) break;
+            }
+            if (m > 0) {
+                warpred__ranges_short<W, T, Acc>(in, sb, sn, m, k0 + j, out, op, f, g);
+                j += m;
+                continue;
+            }
+            const size_t k = k0 + j, b = sb[0], n = sn[0];
+            j++;
+            if (n <= CHUNK) {
+                A acc = Acc::start();
+                warpred__rows_take<T, Acc, 4>(acc, in + b, n, 0, q, W, op, f);
+                acc = warpred_warp_reduce<W>(acc, op);
+                if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
+                continue;
+            }
+            warpred__range_long<W, T, Acc>(in, s, words, k, b, n, out, op, f, g);
+        }
+    }
+
+    /* 3. help with queued ranges until none has chunks left: the group reads the state of W
+       entries at once and claims chunks only of those with chunks left */
+    const unsigned queued = warpred__rows_queued<W>(words);
+    for (unsigned slot0 = 0; slot0 < queued; slot0 += W) {
+        bool open = false;
+        if (slot0 + q < queued) {
+            const warpred__rows_entry *en = &s.queue[slot0 + q];
+            open = warpred__load_acquire(&en->ready) && *(volatile const unsigned *)&en->claimed < en->chunks;
+        }
+        unsigned todo = __ballot_sync(mask, open);
+        if (W < 32) todo = (todo >> (threadIdx.x % 32 / W * W)) & (0xffffffffu >> (32 - W));
+        __syncwarp(mask); /* each lane's acquire, for the group's reads of the entries */
+        while (todo) {
+            const unsigned slot = slot0 + __ffs(todo) - 1;
+            todo &= todo - 1;
+            warpred__rows_entry *en = &s.queue[slot];
+            A total;
+            if (warpred__range_help<W, T, Acc>(in, en, partials, op, f, total) && q == 0)
+                warpred__rows_store<Acc>(out, en->range, total, g);
+        }
+    }
+
+    /* 4. the last block out sets the queue back to empty for the next launch */
+    __shared__ bool last_block;
+    __syncthreads();
+    if (threadIdx.x == 0) last_block = warpred__ticket(&words[WARPRED__ROWS_EXITED]) == gridDim.x - 1;
+    __syncthreads();
+    if (!last_block) return;
+    const unsigned used =
+        words[WARPRED__ROWS_QUEUED] < WARPRED_ROWS_QUEUE ? words[WARPRED__ROWS_QUEUED] : WARPRED_ROWS_QUEUE;
+    for (unsigned slot = threadIdx.x; slot < used; slot += WARPRED_ROWS_THREADS) {
+        s.queue[slot].ready = 0;
+        s.queue[slot].claimed = 0;
+        s.queue[slot].done = 0;
+    }
+    if (threadIdx.x == 0) {
+        words[WARPRED__ROWS_QUEUED] = 0;
+        words[WARPRED__ROWS_ALLOCATED] = 0;
+        words[WARPRED__ROWS_EXITED] = 0;
+    }
+}
+
+/* ---- empty shapes ---- */
+
+template <typename R, typename Op, typename O, typename G>
+__global__ void warpred__slices_identity_kernel(size_t count, O *out, Op, G g)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+        warpred__rows_store<Acc>(out, k, warpred__identity<Op, typename Acc::type>(), g);
+}
+
+#endif /* WARPRED_DEVICE_ROWS_KERNEL_CUH */
