@@ -110,7 +110,7 @@
        the same op; no block of the cluster has exited.
      - BlockThreads, when not 0, equals the block size (assert), as for warpred_block_reduce.
      - Every thread's value counts: there are no _valid forms. Threads without a value pass
-       the operation's identity (op.identity<T>(), operation.cuh).
+       the operation's identity (Op::identity<T>(), operation.cuh).
 
    SHARED MEMORY AND BACK-TO-BACK CALLS  the block reduction's (block_reduce.cuh, SHARED
    MEMORY), plus a static __shared__ array of two values per value type (the block's total and,
@@ -188,12 +188,12 @@ __device__ __forceinline__ unsigned warpred__cluster_blocks(void)
 }
 
 /* Every thread of the cluster arrives (release: its earlier loads and stores, shared memory of
-   any block included, are ordered before) and waits (acquire) for all the others. Aligned, as
-   __syncthreads() is: the whole warp executes it together. */
+   any block included, are ordered before) and waits (acquire) for all the others. The forms
+   without .aligned: correct however the compiler has arranged the warp's convergence here. */
 __device__ __forceinline__ void warpred__cluster_barrier(void)
 {
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-                 "barrier.cluster.wait.acquire.aligned;" ::
+    asm volatile("barrier.cluster.arrive.release;\n\t"
+                 "barrier.cluster.wait.acquire;" ::
                      : "memory");
 }
 

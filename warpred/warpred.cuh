@@ -17,6 +17,7 @@
      warp_reduce.cuh       warp and sub-warp reductions (result in lane 0, or in every lane)
      warp_segmented.cuh    warp reductions by key and by head flags
      block_reduce.cuh      block reductions for any block shape (result in thread 0, or everywhere)
+     cluster_reduce.cuh    thread-block cluster reductions through distributed shared memory (sm_90+)
      grid_scratch.h        the grid reduction's scratch memory, for host code (C or C++)
      grid_reduce.cuh       one result for a whole grid in a single launch, deterministic
      transforms.cuh        per-element transforms for the device-wide reduce
@@ -39,6 +40,7 @@
 #include "warp_reduce.cuh"
 #include "warp_segmented.cuh"
 #include "block_reduce.cuh"
+#include "cluster_reduce.cuh"
 #include "grid_reduce.cuh"
 #include "device_reduce.cuh"
 #include "atomic_aggregate.cuh"
