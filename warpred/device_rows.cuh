@@ -16,22 +16,23 @@
            __device__ float operator()(float s, size_t) const { return s / count; }
        };
 
-       // x: 3 x 4 floats in rows of ld = 4, {0..3, 4..7, 8..11}; out: 4 floats of device memory
-       static cudaError_t rows_example(const float *x, float *out, cudaStream_t stream)
+       // x: 3 x 4 floats, rows {0 1 2 3} {4 5 6 7} {8 9 10 11}; offsets: {1, 3, 3} (size_t);
+       // out: 9 floats; all device memory
+       static cudaError_t rows_example(const float *x, const size_t *offsets, float *out, cudaStream_t stream)
        {
            warpred_rows_plan plan;
            const char *why;
-           cudaError_t err = warpred_rows_plan_create(&plan, 0, &why);      // once per device
+           cudaError_t err = warpred_rows_plan_create(&plan, 0, &why);          // once per device
            if (err != cudaSuccess) { fprintf(stderr, "plan: %s\n", why); return err; }
-           warpred_device_reduce_rows(&plan, x, 3, 4, 4, out, warpred_op_sum(), stream);  // 6 22 38
+           warpred_device_reduce_rows(&plan, x, 3, 4, 4, out, warpred_op_sum(), stream);   // 6 22 38
            mean_of mean = {3.0f};
-           warpred_device_transform_reduce_columns(&plan, x, 3, 4, 4, out, warpred_op_sum(),
+           warpred_device_transform_reduce_columns(&plan, x, 3, 4, 4, out + 3, warpred_op_sum(),
                                                    warpred_xf_identity(), mean, stream);  // 4 5 6 7
-           const size_t begin[2] = {1, 0}, end[2] = {3, 0};  // (device memory in a real call)
-           // warpred_device_reduce_ranges(&plan, x, d_begin, d_end, 2, out, warpred_op_max())
-           //   -> out = {2, -inf}: x[1..2] and an empty range
+           warpred_device_reduce_ranges(&plan, x, offsets, offsets + 1, 2, out + 7,
+                                        warpred_op_max(), stream);  // [1, 3) and [3, 3): 2 -inf
+           err = cudaStreamSynchronize(stream);
            warpred_rows_plan_destroy(&plan);
-           return cudaSuccess;
+           return err;
        }
 
    (This snippet is compiled and checked in tests/test_device_rows.cu.)
@@ -73,20 +74,33 @@
        rows == 0 for rows (cols == 0 for columns, count == 0 for ranges) stores nothing.
 
    STRATEGIES  where a slice lives, chosen from its length (AUTO, the default), or forced with
-   plan.strategy (and plan.lanes) for tests and benchmarks:
-     WARPRED_ROWS_LANES     a group of plan.lanes = 1, 2, 4, 8, 16 or 32 lanes per slice (0: chosen
-                            from the length), several slices per warp, 16-byte loads where the
-                            rows allow (T of 1, 2, 4, 8 or 16 bytes, in and ld * sizeof(T)
-                            16-byte aligned)
-     WARPRED_ROWS_BLOCK     a block per slice
-     WARPRED_ROWS_CLUSTER   a cluster of blocks per slice (sm_90 and newer; elsewhere the call
-                            returns cudaErrorNotSupported)
-     WARPRED_ROWS_SPLIT     several blocks per slice, the slice's last block folding their
-                            partials in a fixed order (tickets in the plan's scratch)
-   Columns: a column per thread, the rows split over a block's warps and, for tall matrices,
-   over several blocks (SPLIT). Ranges: AUTO gives short ranges a warp and splits long ones
-   into fixed chunks that idle warps help with, so one huge range among tiny ones does not
-   serialize the grid. The table of ranges and costs: STRATEGY RANGES below.
+   plan.strategy (and plan.lanes) for tests and benchmarks. Rows (n = cols, in 16-byte loads
+   where in and ld * sizeof(T) are 16-byte aligned and T is 1, 2, 4, 8 or 16 bytes; else one
+   element per load):
+     WARPRED_ROWS_LANES     plan.lanes = 1, 2, 4, 8, 16 or 32 lanes per row (0: chosen: 1 lane
+                            for rows of 1-2 loads, 4 for 3-4, 8 up to 31, then 32), four rows
+                            in flight per group; rows shorter than one load and back to back
+                            (ld == cols) are read several rows per load. AUTO: rows under 32
+                            loads, and rows up to 4096 loads while they fill the GPU's warps.
+     WARPRED_ROWS_BLOCK     a block of 256 per row, rows in turn, one barrier per row (a block
+                            reducer). AUTO: while the rows fill the GPU's resident blocks.
+     WARPRED_ROWS_CLUSTER   a cluster of 8 blocks per row (sm_90 and newer; elsewhere the call
+                            returns cudaErrorNotSupported); DSMEM, no global scratch. AUTO:
+                            fewer rows than resident blocks, but at least half a wave of
+                            clusters.
+     WARPRED_ROWS_SPLIT     chunks of a row over several blocks (about eight per resident
+                            block in all); each block stores its chunk's partial and takes the
+                            row's ticket, the row's last block folds the partials in chunk
+                            order. AUTO: fewer rows still. At most WARPRED_ROWS_TICKETS rows.
+   Columns: a column (16 bytes of columns where aligned) per thread, 32 or 256/X row lanes per
+   block meeting in a shared-memory tree; tall matrices are cut in parts over blocks, whose
+   partials the column group's last block folds in part order (tickets in the scratch).
+   Ranges: groups of plan.lanes lanes (0: 16) per range, the group reading the offsets of as
+   many ranges at once; up to four short ranges (4 loads per lane) at once; a range longer than
+   WARPRED_ROWS_RANGE_CHUNK elements is cut in chunks that the owner group queues in the
+   scratch and idle groups help with (RANGES in device_rows_kernel.cuh), so one huge range among
+   tiny ones does not leave the GPU idle. Ranges take AUTO or LANES.
+   Figures for every strategy and length: docs/BENCHMARKS.md (bench_segmented).
 
    DETERMINISM  The strategy depends only on the shape (rows, cols, ld, count), the plan and the
    GPU model; within a strategy which thread takes which element depends only on the shape and
@@ -624,7 +638,7 @@ static inline cudaError_t warpred__reduce_ranges(const warpred_rows_plan *plan, 
             return cudaErrorInvalidValue;
         }
         if (count == 0) return warpred__rows_done(cudaSuccess, why);
-        int w = plan->lanes ? plan->lanes : 8;
+        int w = plan->lanes ? plan->lanes : 16;
         if (plan->strategy != WARPRED_ROWS_AUTO && plan->strategy != WARPRED_ROWS_LANES) {
             *why = "warpred_device_reduce_ranges: ranges take WARPRED_ROWS_AUTO or WARPRED_ROWS_LANES";
             return cudaErrorInvalidValue;
