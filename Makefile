@@ -216,6 +216,8 @@ BENCH_FLAGS = -std=c++17 -O3 -DNDEBUG -lineinfo -I. -Ibench $(WARN)
 # from ../shared/third_party); without it the program says so and exits 0. (Changing CCCL_DIR does not
 # rebuild it by itself: touch bench/bench_cub36.cu or make clean.)
 BENCH_FLAGS_cub36 = $(if $(CCCL_DIR),-I$(CCCL_DIR)/cub -I$(CCCL_DIR)/libcudacxx/include -I$(CCCL_DIR)/thrust)
+# bench_segmented_cub36 (CUB 3.6's fixed-size DeviceSegmentedReduce) likewise
+BENCH_FLAGS_segmented_cub36 = $(BENCH_FLAGS_cub36)
 $(BUILD)/bench_%: bench/bench_%.cu | $(BUILD)
 	$(NVCC) $(BENCH_FLAGS_$*) $(BENCH_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(BENCH_LIBS_$*)
 

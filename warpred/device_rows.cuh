@@ -24,13 +24,15 @@
            const char *why;
            cudaError_t err = warpred_rows_plan_create(&plan, 0, &why);          // once per device
            if (err != cudaSuccess) { fprintf(stderr, "plan: %s\n", why); return err; }
-           warpred_device_reduce_rows(&plan, x, 3, 4, 4, out, warpred_op_sum(), stream);   // 6 22 38
+           err = warpred_device_reduce_rows(&plan, x, 3, 4, 4, out, warpred_op_sum(), stream); // 6 22 38
            mean_of mean = {3.0f};
-           warpred_device_transform_reduce_columns(&plan, x, 3, 4, 4, out + 3, warpred_op_sum(),
-                                                   warpred_xf_identity(), mean, stream);  // 4 5 6 7
-           warpred_device_reduce_ranges(&plan, x, offsets, offsets + 1, 2, out + 7,
-                                        warpred_op_max(), stream);  // [1, 3) and [3, 3): 2 -inf
-           err = cudaStreamSynchronize(stream);
+           if (err == cudaSuccess)
+               err = warpred_device_transform_reduce_columns(&plan, x, 3, 4, 4, out + 3, warpred_op_sum(),
+                                                             warpred_xf_identity(), mean, stream); // 4 5 6 7
+           if (err == cudaSuccess)
+               err = warpred_device_reduce_ranges(&plan, x, offsets, offsets + 1, 2, out + 7,
+                                                  warpred_op_max(), stream);  // [1, 3), [3, 3): 2 -inf
+           if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
            warpred_rows_plan_destroy(&plan);
            return err;
        }
@@ -70,7 +72,10 @@
        row, column or range (argmax gives the column of a row's maximum); R is f's result type.
        g(r, k) turns the finished result r (an R) of slice k into what is stored in out[k]
        (mean = sum / cols, say); warpred_fin_identity() stores r as it is.
-     - An empty slice (cols == 0, rows == 0 for columns, an empty range) stores g(identity).
+     - An empty slice (cols == 0, rows == 0 for columns, an empty range) stores g(identity)
+       (an empty float sum +0). As in warpred_device_reduce: a sum of only -0 is -0, and every
+       element goes through op, so a NaN result is the canonical NaN, in slices of one element
+       too.
        rows == 0 for rows (cols == 0 for columns, count == 0 for ranges) stores nothing.
 
    STRATEGIES  where a slice lives, chosen from its length (AUTO, the default), or forced with
@@ -92,7 +97,8 @@
                             block in all); each block stores its chunk's partial and takes the
                             row's ticket, the row's last block folds the partials in chunk
                             order. AUTO: fewer rows still. At most WARPRED_ROWS_TICKETS rows.
-   Columns: a column (16 bytes of columns where aligned) per thread, 32 or 256/X row lanes per
+   Columns take no strategy (plan.strategy and plan.lanes are ignored): a column (16 bytes of
+   columns where aligned) per thread, 32 or 256/X row lanes per
    block meeting in a shared-memory tree; tall matrices are cut in parts over blocks, whose
    partials the column group's last block folds in part order (tickets in the scratch).
    Ranges: groups of plan.lanes lanes (0: 16) per range, the group reading the offsets of as
@@ -110,7 +116,7 @@
    bits between strategies.
 
    ERRORS  cudaErrorInvalidValue (with a message) for: plan or out NULL, a plan not created,
-   in NULL with elements to read, in not aligned to its type, ld < cols, begin or end NULL with
+   in NULL with elements to read (ranges: with count > 0, whatever the ranges), in not aligned to its type, ld < cols, begin or end NULL with
    count > 0, the accumulator larger than plan.value_bytes, a forced strategy or lane count that
    does not exist. cudaErrorInvalidDevice: the current device is not the plan's. Nothing is
    launched on an error.
@@ -239,7 +245,8 @@ static inline cudaError_t warpred__rows_launch(const void *kernel, dim3 grid, Ar
 /* The checks every entry point shares: NULL when the call may go ahead, else the message
    (*err set). */
 static inline const char *warpred__rows_check(const warpred_rows_plan *plan, const void *in, bool reads,
-                                              size_t in_align, const void *out, size_t state_bytes, cudaError_t *err)
+                                              size_t in_align, const void *out, size_t state_bytes, const char *shape,
+                                              cudaError_t *err)
 {
     int device = -1;
     *err = cudaErrorInvalidValue;
@@ -259,6 +266,7 @@ static inline const char *warpred__rows_check(const warpred_rows_plan *plan, con
     if (plan->lanes != 0 && plan->lanes != 1 && plan->lanes != 2 && plan->lanes != 4 && plan->lanes != 8 &&
         plan->lanes != 16 && plan->lanes != 32)
         return "warpred_device_reduce_rows/_columns/_ranges: plan.lanes must be 0, 1, 2, 4, 8, 16 or 32";
+    if (shape) return shape;
     *err = cudaGetDevice(&device);
     if (*err != cudaSuccess) return cudaGetErrorString(*err);
     if (device != plan->device) {
@@ -368,7 +376,7 @@ template <typename T, typename R, typename Op, typename F, typename O, typename 
 static inline cudaError_t warpred__rows_split(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
                                               size_t ld, O *out, Op op, F f, G g, cudaStream_t stream, const char **why)
 {
-    enum { K = warpred__rows_per_vector<T>::value ? warpred__rows_per_vector<T>::value : 1 };
+    enum { K = warpred__rows_per_vector<T>::value != 0 ? (int)warpred__rows_per_vector<T>::value : 1 };
     constexpr auto kernel = warpred__rows_split_kernel<T, R, Op, F, O, G>;
     const unsigned resident = warpred__rows_resident<kernel>(plan);
     if (rows > plan->scratch.tickets) {
@@ -403,15 +411,13 @@ static inline cudaError_t warpred__rows_cluster(const warpred_rows_plan *plan, c
     enum { C = WARPRED_ROWS_CLUSTER_BLOCKS };
     constexpr auto kernel = warpred__rows_cluster_kernel<C, T, R, Op, F, O, G>;
     const size_t resident = warpred__rows_resident<kernel>(plan) / C * C;
-    const size_t blocks = rows * C < resident ? rows * C : (resident > 0 ? resident : C);
-    cudaLaunchAttribute cluster;
-    memset(&cluster, 0, sizeof cluster);
+    const size_t blocks = rows * C < resident ? rows * C : (resident > 0 ? resident : (size_t)C);
+    cudaLaunchAttribute cluster = {};
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = C;
     cluster.val.clusterDim.y = 1;
     cluster.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config;
-    memset(&config, 0, sizeof config);
+    cudaLaunchConfig_t config = {};
     config.gridDim = dim3((unsigned)blocks);
     config.blockDim = dim3(WARPRED_ROWS_THREADS);
     config.stream = stream;
@@ -433,12 +439,12 @@ static inline cudaError_t warpred__reduce_rows(const warpred_rows_plan *plan, co
         *why = "warpred_device_reduce_rows: the value type or operation was rejected at compile time";
         return cudaErrorInvalidValue; /* not reached: the static_assert above stops the build */
     } else {
-        *why = warpred__rows_check(plan, in, rows > 0 && cols > 0, alignof(T), out, sizeof(A), &err);
+        *why = warpred__rows_check(
+            plan, in, rows > 0 && cols > 0, alignof(T), out, sizeof(A),
+            ld < cols ? "warpred_device_reduce_rows: ld (elements from one row to the next) is smaller than cols"
+                      : NULL,
+            &err);
         if (*why) return err;
-        if (ld < cols) {
-            *why = "warpred_device_reduce_rows: ld (elements from one row to the next) is smaller than cols";
-            return cudaErrorInvalidValue;
-        }
         if (rows == 0) return warpred__rows_done(cudaSuccess, why);
         if (cols == 0) return warpred__rows_done(warpred__rows_identities<R>(plan, rows, out, op, g, stream), why);
         const bool aligned = K != 0 && (size_t)in % 16 == 0 && ld * sizeof(T) % 16 == 0;
@@ -558,18 +564,19 @@ static inline cudaError_t warpred__reduce_columns(const warpred_rows_plan *plan,
         *why = "warpred_device_reduce_columns: the value type or operation was rejected at compile time";
         return cudaErrorInvalidValue;
     } else {
-        *why = warpred__rows_check(plan, in, rows > 0 && cols > 0, alignof(T), out, sizeof(A), &err);
+        *why = warpred__rows_check(
+            plan, in, rows > 0 && cols > 0, alignof(T), out, sizeof(A),
+            ld < cols ? "warpred_device_reduce_columns: ld (elements from one row to the next) is smaller than cols"
+                      : NULL,
+            &err);
         if (*why) return err;
-        if (ld < cols) {
-            *why = "warpred_device_reduce_columns: ld (elements from one row to the next) is smaller than cols";
-            return cudaErrorInvalidValue;
-        }
         if (cols == 0) return warpred__rows_done(cudaSuccess, why);
         if (rows == 0) return warpred__rows_done(warpred__rows_identities<R>(plan, cols, out, op, g, stream), why);
         const bool vectors = C > 1 && (size_t)in % 16 == 0 && ld * sizeof(T) % 16 == 0;
         const size_t groups = vectors ? (cols + C - 1) / C : cols;
+        enum { WIDE = 32 * C <= WARPRED_ROWS_THREADS ? 32 : WARPRED_ROWS_THREADS / C }; /* a tile: <= 256 columns */
         if (vectors)
-            err = groups >= 32 ? warpred__columns_launch<32, C, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream)
+            err = groups >= 32 ? warpred__columns_launch<WIDE, C, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream)
                                : warpred__columns_launch<8, C, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream);
         else
             err = groups >= 32 ? warpred__columns_launch<32, 1, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream)
@@ -631,18 +638,14 @@ static inline cudaError_t warpred__reduce_ranges(const warpred_rows_plan *plan, 
         return cudaErrorInvalidValue;
     } else {
         /* in may be NULL only when every range is empty, which the host cannot see: ask for it */
-        *why = warpred__rows_check(plan, in, count > 0, alignof(T), out, sizeof(A), &err);
+        const char *shape = NULL;
+        if (count > 0 && (!begin || !end)) shape = "warpred_device_reduce_ranges: begin or end is NULL and count > 0";
+        if (plan && plan->strategy != WARPRED_ROWS_AUTO && plan->strategy != WARPRED_ROWS_LANES)
+            shape = "warpred_device_reduce_ranges: ranges take WARPRED_ROWS_AUTO or WARPRED_ROWS_LANES";
+        *why = warpred__rows_check(plan, in, count > 0, alignof(T), out, sizeof(A), shape, &err);
         if (*why) return err;
-        if (count > 0 && (!begin || !end)) {
-            *why = "warpred_device_reduce_ranges: begin or end is NULL and count > 0";
-            return cudaErrorInvalidValue;
-        }
         if (count == 0) return warpred__rows_done(cudaSuccess, why);
         int w = plan->lanes ? plan->lanes : 16;
-        if (plan->strategy != WARPRED_ROWS_AUTO && plan->strategy != WARPRED_ROWS_LANES) {
-            *why = "warpred_device_reduce_ranges: ranges take WARPRED_ROWS_AUTO or WARPRED_ROWS_LANES";
-            return cudaErrorInvalidValue;
-        }
         switch (w) {
         case 1: err = warpred__ranges_launch<1, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
         case 2: err = warpred__ranges_launch<2, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;

@@ -390,6 +390,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
     enum { Y = WARPRED_ROWS_THREADS / X, U = 8 };
+    static_assert(X * C <= WARPRED_ROWS_THREADS, "warpred: a column tile holds at most one column per thread");
     __shared__ A cells[WARPRED_ROWS_THREADS * C];
     __shared__ unsigned last_part;
     const unsigned x = threadIdx.x % X, y = threadIdx.x / X;

@@ -132,8 +132,12 @@ template <typename F> __host__ __device__ __forceinline__ F warpred_welford_var_
 
 /* For warpred_device_transform_reduce: element x becomes the summary of one value (in F: float input
    with F = double accumulates in double). */
+/* The result type is spelled out (not auto) so that host code can name it with decltype, as
+   the calls of device_rows.cuh do. */
 template <typename F = void> struct warpred_xf_welford {
-    template <typename T> __device__ __forceinline__ auto operator()(T x, size_t) const
+    template <typename T>
+    __device__ __forceinline__ warpred_welford<typename warpred__conditional<warpred__same<F, void>::value, T, F>::type>
+    operator()(T x, size_t) const
     {
         if constexpr (warpred__same<F, void>::value) return warpred_make_welford(x);
         else
