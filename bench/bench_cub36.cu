@@ -112,8 +112,11 @@ static void sum_once(void *p)
             BCHECK(warpred_device_reduce(c->plan, (const double *)x, n, (double *)c->out, warpred_op_rsum()));
         break;
     case V_CEILING:
-        k_read<<<warpred_device_blocks(c->plan, n, case_elem[c->kase]), WARPRED_DEVICE_THREADS> > >(
+        /* inside this #if branch clang-format splits a launch's >>> into > > > */
+        // clang-format off
+        k_read<<<warpred_device_blocks(c->plan, n, case_elem[c->kase]), WARPRED_DEVICE_THREADS>>>(
             (const float4 *)x, bytes / 16, (float *)c->out);
+        // clang-format on
         break;
     default:
         if (c->kase == CASE_FLOAT_SUM)
@@ -157,7 +160,9 @@ int main(int argc, char **argv)
     c.plan = &plan;
     BCHECK(cudaMalloc(&c.buf, BUF_BYTES));
     BCHECK(cudaMalloc(&c.out, 8));
-    k_fill<<<4096, 256> > >((float *)c.buf, BUF_BYTES / 4);
+    // clang-format off
+    k_fill<<<4096, 256>>>((float *)c.buf, BUF_BYTES / 4);
+    // clang-format on
     BCHECK(cudaGetLastError());
     g_resource.capacity = (size_t)64 << 20; /* far above what a sum asks for; checked on every call */
     BCHECK(cudaMalloc(&g_resource.base, g_resource.capacity));

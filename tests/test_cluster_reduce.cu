@@ -266,7 +266,7 @@ template <typename T> static T wt_block_sum_model(const T *x, int n)
 template <typename T> static T wt_cluster_sum_model(const T *x, int C, int n)
 {
     const int P = n < 32 ? n : 32, holders = C < P ? C : P;
-    T lane[32];
+    T lane[32] = {};
     for (int L = 0; L < holders; L++) {
         lane[L] = wt_block_sum_model(x + (size_t)L * n, n);
         for (int r = L + P; r < C; r += P) lane[L] = lane[L] + wt_block_sum_model(x + (size_t)r * n, n);
