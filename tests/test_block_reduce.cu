@@ -4,6 +4,7 @@
 #include <warpred/op_tuple.cuh>
 #include "wt_types.h"
 #include "wt_kernels.h" /* wt_run_blocks: launch, copy back, check every block */
+#include "wt_order.h"   /* wt_down_tree_model, wt_block_sum_model */
 
 /* Each block reduces its own slice; thread 0 writes the reduce result, every thread the
    allreduce result. The two calls follow each other with no barrier in between. */
@@ -216,31 +217,8 @@ WT_GPU_TESTS_EACH_TYPE(test_ops_, run_int_ops, run_float_ops)
    by the same pairwise tree as the shuffle-down tree (slot j = thread L + 32 j, absent slots
    left out), then the lane sums go through the shuffle-down tree (lanes with no value left
    out). The host
-   models below do exactly that in T arithmetic; the compound order (each warp's tree, then the
+   models of wt_order.h do exactly that in T arithmetic; the compound order (each warp's tree, then the
    partials in order up to 16 warps, by the tree above) is modelled for the tuple test below. */
-template <typename T>
-static T wt_down_tree_model(const T *x, int c) /* what lane 0 of a down tree over x[0..c-1] gets */
-{
-    T r[32];
-    for (int i = 0; i < c; i++) r[i] = x[i];
-    for (int offset = 1; offset < c; offset <<= 1)
-        for (int i = 0; i + offset < c; i += 2 * offset) r[i] = r[i] + r[i + offset];
-    return r[0];
-}
-
-template <typename T> static T wt_block_sum_model(const T *x, int n)
-{
-    const int lanes = n < 32 ? n : 32;
-    T column[32];
-    for (int l = 0; l < lanes; l++) {
-        T slots[32];
-        int count = 0;
-        for (int t = l; t < n; t += 32) slots[count++] = x[t];
-        column[l] = wt_down_tree_model(slots, count);
-    }
-    return wt_down_tree_model(column, lanes);
-}
-
 template <typename T> static T wt_block_sum_model_compound(const T *x, int n)
 {
     const int nwarps = (n + 31) / 32;

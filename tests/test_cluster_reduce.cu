@@ -19,6 +19,7 @@
 #include <cooperative_groups.h>
 #include "wt_types.h"
 #include "wt_compound.h"
+#include "wt_order.h" /* wt_down_tree_model, wt_block_sum_model */
 
 namespace cg = cooperative_groups;
 
@@ -236,33 +237,10 @@ template <typename T, typename Op, typename Run> static void wt_each_shape_and_s
    host side: references
    ------------------------------------------------------------------------------------------ */
 
-/* ORDER, as the manuals state it, in T arithmetic: the shuffle-down tree (warp_reduce.cuh), a
-   block's sum (block_reduce.cuh: up to 32 threads the tree; more: lane L's column x[L],
-   x[L + 32], ... by the tree, then the tree over the lanes), and the cluster's fold of the block
+/* ORDER, as the manuals state it, in T arithmetic: the shuffle-down tree and a block's sum
+   (wt_order.h), and the cluster's fold of the block
    totals t_0..t_(C-1) (cluster_reduce.cuh): with P = min(n, 32), lane L < P holds t_L op
    t_(L+P) op ... left to right, then the tree over the min(C, P) lanes. */
-template <typename T> static T wt_down_tree(const T *x, int c)
-{
-    T r[32];
-    for (int i = 0; i < c; i++) r[i] = x[i];
-    for (int offset = 1; offset < c; offset <<= 1)
-        for (int i = 0; i + offset < c; i += 2 * offset) r[i] = r[i] + r[i + offset];
-    return r[0];
-}
-
-template <typename T> static T wt_block_sum_model(const T *x, int n)
-{
-    const int lanes = n < 32 ? n : 32;
-    T column[32];
-    for (int l = 0; l < lanes; l++) {
-        T slots[32];
-        int count = 0;
-        for (int t = l; t < n; t += 32) slots[count++] = x[t];
-        column[l] = wt_down_tree(slots, count);
-    }
-    return wt_down_tree(column, lanes);
-}
-
 template <typename T> static T wt_cluster_sum_model(const T *x, int C, int n)
 {
     const int P = n < 32 ? n : 32, holders = C < P ? C : P;
@@ -271,7 +249,7 @@ template <typename T> static T wt_cluster_sum_model(const T *x, int C, int n)
         lane[L] = wt_block_sum_model(x + (size_t)L * n, n);
         for (int r = L + P; r < C; r += P) lane[L] = lane[L] + wt_block_sum_model(x + (size_t)r * n, n);
     }
-    return wt_down_tree(lane, holders);
+    return wt_down_tree_model(lane, holders);
 }
 
 /* The longest chain of roundings from a value to the cluster's sum: 10 in the block (the column
