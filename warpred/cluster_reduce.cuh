@@ -189,15 +189,12 @@ __device__ __forceinline__ unsigned warpred__cluster_blocks(void)
 
 /* Every thread of the cluster arrives (release: its earlier loads and stores, shared memory of
    any block included, are ordered before) and waits (acquire) for all the others. The forms
-   without .aligned: correct however the compiler has arranged the warp's convergence here.
-   The warp reconverges after it (__syncwarp), so that a __syncthreads() that follows (the next
-   call's block reduction) finds every warp whole, as bar.sync requires. */
+   without .aligned: correct however the compiler has arranged the warp's convergence here. */
 __device__ __forceinline__ void warpred__cluster_barrier(void)
 {
     asm volatile("barrier.cluster.arrive.release;\n\t"
                  "barrier.cluster.wait.acquire;" ::
                      : "memory");
-    __syncwarp();
 }
 
 /* The address of *p (this block's shared memory) in the shared memory of the block of `rank`
