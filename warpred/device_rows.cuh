@@ -124,8 +124,9 @@
    LIMITS  rows, cols and count up to 2^31 (size_t arithmetic for offsets: rows * ld may exceed
    2^32); the input is read through the read-only cache and must not change during the call.
 
-   This header needs device_rows_kernel.cuh, grid_reduce.cuh, grid_scratch.h, block_reducer.cuh,
-   block_reduce.cuh, warp_reduce.cuh, transforms.cuh, ops.cuh and its base beside it.
+   This header needs device_rows_kernel.cuh, device_reduce_kernel.cuh, cluster_reduce.cuh,
+   block_reducer.cuh, grid_reduce.cuh, grid_scratch.h, block_reduce.cuh, warp_reduce.cuh,
+   transforms.cuh, ops.cuh and its base beside it.
 */
 #ifndef WARPRED_DEVICE_ROWS_CUH
 #define WARPRED_DEVICE_ROWS_CUH
@@ -325,18 +326,22 @@ static inline cudaError_t warpred__rows_lanes(const warpred_rows_plan *plan, con
         aligned, out, op, f, g, stream);
 }
 
-template <typename T, typename R, typename Op, typename F, typename O, typename G>
-static inline cudaError_t warpred__rows_lanes_any(int w, const warpred_rows_plan *plan, const T *in, size_t rows,
-                                                  size_t cols, size_t ld, bool aligned, O *out, Op op, F f, G g,
-                                                  cudaStream_t stream)
+/* fn(warpred__lanes<W>()) with W = w (1, 2, 4, 8, 16; anything else: 32): the lanes per slice
+   of the rows' and the ranges' kernels are a template argument, chosen here from a run-time
+   count. */
+template <int W> struct warpred__lanes {
+    enum { value = W };
+};
+
+template <typename Fn> static inline cudaError_t warpred__with_lanes(int w, Fn fn)
 {
     switch (w) {
-    case 1: return warpred__rows_lanes<1, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
-    case 2: return warpred__rows_lanes<2, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
-    case 4: return warpred__rows_lanes<4, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
-    case 8: return warpred__rows_lanes<8, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
-    case 16: return warpred__rows_lanes<16, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
-    default: return warpred__rows_lanes<32, T, R>(plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+    case 1: return fn(warpred__lanes<1>());
+    case 2: return fn(warpred__lanes<2>());
+    case 4: return fn(warpred__lanes<4>());
+    case 8: return fn(warpred__lanes<8>());
+    case 16: return fn(warpred__lanes<16>());
+    default: return fn(warpred__lanes<32>());
     }
 }
 
@@ -345,7 +350,7 @@ template <int P, typename T, typename R, typename Op, typename F, typename O, ty
 static inline cudaError_t warpred__rows_packed(const warpred_rows_plan *plan, const T *in, size_t rows, O *out, Op op,
                                                F f, G g, cudaStream_t stream)
 {
-    enum { K = warpred__rows_per_vector<T>::value };
+    enum { K = warpred__per_vector<T>::value };
     if constexpr (K == 0 || K % P != 0 || K == P) {
         return cudaErrorInvalidValue;
     } else {
@@ -374,15 +379,11 @@ static inline int warpred__rows_auto(const warpred_rows_plan *plan, size_t rows,
 
 template <typename T, typename R, typename Op, typename F, typename O, typename G>
 static inline cudaError_t warpred__rows_split(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
-                                              size_t ld, O *out, Op op, F f, G g, cudaStream_t stream, const char **why)
+                                              size_t ld, O *out, Op op, F f, G g, cudaStream_t stream)
 {
-    enum { K = warpred__rows_per_vector<T>::value != 0 ? (int)warpred__rows_per_vector<T>::value : 1 };
+    enum { K = warpred__per_vector<T>::value != 0 ? (int)warpred__per_vector<T>::value : 1 };
     constexpr auto kernel = warpred__rows_split_kernel<T, R, Op, F, O, G>;
     const unsigned resident = warpred__rows_resident<kernel>(plan);
-    if (rows > plan->scratch.tickets) {
-        *why = "warpred_device_reduce_rows: WARPRED_ROWS_SPLIT serves at most WARPRED_ROWS_TICKETS rows per call";
-        return cudaErrorInvalidValue;
-    }
     /* about eight items per resident block (fewer leave a tail of blocks with one item more
        than others), chunks a multiple of the block's loads, at least 4 loads per thread, and
        rows * chunks partials at most */
@@ -433,17 +434,18 @@ static inline cudaError_t warpred__reduce_rows(const warpred_rows_plan *plan, co
 {
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
-    enum { K = warpred__rows_per_vector<T>::value };
+    enum { K = warpred__per_vector<T>::value };
     cudaError_t err;
     if constexpr (!(warpred__value_ok<R>() && warpred__value_ok<A>() && warpred__identity_ok<Op, A>())) {
         *why = "warpred_device_reduce_rows: the value type or operation was rejected at compile time";
         return cudaErrorInvalidValue; /* not reached: the static_assert above stops the build */
     } else {
-        *why = warpred__rows_check(
-            plan, in, rows > 0 && cols > 0, alignof(T), out, sizeof(A),
-            ld < cols ? "warpred_device_reduce_rows: ld (elements from one row to the next) is smaller than cols"
-                      : NULL,
-            &err);
+        const char *shape = NULL;
+        if (ld < cols)
+            shape = "warpred_device_reduce_rows: ld (elements from one row to the next) is smaller than cols";
+        else if (plan && plan->strategy == WARPRED_ROWS_SPLIT && cols > 0 && rows > plan->scratch.tickets)
+            shape = "warpred_device_reduce_rows: WARPRED_ROWS_SPLIT serves at most WARPRED_ROWS_TICKETS rows per call";
+        *why = warpred__rows_check(plan, in, rows > 0 && cols > 0, alignof(T), out, sizeof(A), shape, &err);
         if (*why) return err;
         if (rows == 0) return warpred__rows_done(cudaSuccess, why);
         if (cols == 0) return warpred__rows_done(warpred__rows_identities<R>(plan, rows, out, op, g, stream), why);
@@ -467,7 +469,10 @@ static inline cudaError_t warpred__reduce_rows(const warpred_rows_plan *plan, co
         switch (strategy) {
         case WARPRED_ROWS_LANES: {
             const int w = plan->lanes ? plan->lanes : warpred__rows_lanes_for(nv);
-            err = warpred__rows_lanes_any<T, R>(w, plan, in, rows, cols, ld, aligned, out, op, f, g, stream);
+            err = warpred__with_lanes(w, [&](auto lanes) {
+                return warpred__rows_lanes<decltype(lanes)::value, T, R>(plan, in, rows, cols, ld, aligned, out, op, f,
+                                                                         g, stream);
+            });
             break;
         }
         case WARPRED_ROWS_BLOCK:
@@ -476,8 +481,7 @@ static inline cudaError_t warpred__reduce_rows(const warpred_rows_plan *plan, co
                 stream);
             break;
         case WARPRED_ROWS_SPLIT:
-            err = warpred__rows_split<T, R>(plan, in, rows, cols, ld, out, op, f, g, stream, why);
-            if (err == cudaErrorInvalidValue && *why) return err;
+            err = warpred__rows_split<T, R>(plan, in, rows, cols, ld, out, op, f, g, stream);
             break;
         default:
             if (!plan->clusters) {
@@ -539,12 +543,10 @@ static inline cudaError_t warpred__columns_launch(const warpred_rows_plan *plan,
     if (tiles > plan->scratch.tickets || parts < 1) parts = 1;
     const size_t part_rows = (rows + parts - 1) / parts;
     parts = (rows + part_rows - 1) / part_rows;
-    const warpred__rows_scratch scratch = plan->scratch;
-    void *args[] = {(void *)&in,      (void *)&rows, (void *)&cols, (void *)&ld, (void *)&part_rows,
-                    (void *)&scratch, (void *)&out,  (void *)&op,   (void *)&f,  (void *)&g};
     if (tiles > 0x7fffffffu) return cudaErrorInvalidValue;
-    return cudaLaunchKernel((const void *)kernel, dim3((unsigned)tiles, (unsigned)parts), dim3(WARPRED_ROWS_THREADS),
-                            args, 0, stream);
+    return warpred__rows_launch<const T *, size_t, size_t, size_t, size_t, warpred__rows_scratch, O *, Op, F, G>(
+        (const void *)kernel, dim3((unsigned)tiles, (unsigned)parts), in, rows, cols, ld, part_rows, plan->scratch, out,
+        op, f, g, stream);
 }
 
 template <typename T, typename R, typename Op, typename F, typename O, typename G>
@@ -555,7 +557,7 @@ static inline cudaError_t warpred__reduce_columns(const warpred_rows_plan *plan,
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
     enum {
-        K = warpred__rows_per_vector<T>::value,
+        K = warpred__per_vector<T>::value,
         /* K columns per thread while the row lanes' cells fit in 32 KiB of shared memory */
         C = K > 1 && (size_t)K * WARPRED_ROWS_THREADS * sizeof(A) <= 32768 ? K : 1
     };
@@ -646,14 +648,10 @@ static inline cudaError_t warpred__reduce_ranges(const warpred_rows_plan *plan, 
         if (*why) return err;
         if (count == 0) return warpred__rows_done(cudaSuccess, why);
         int w = plan->lanes ? plan->lanes : 16;
-        switch (w) {
-        case 1: err = warpred__ranges_launch<1, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
-        case 2: err = warpred__ranges_launch<2, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
-        case 4: err = warpred__ranges_launch<4, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
-        case 8: err = warpred__ranges_launch<8, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
-        case 16: err = warpred__ranges_launch<16, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
-        default: err = warpred__ranges_launch<32, T, R>(plan, in, begin, end, count, out, op, f, g, stream); break;
-        }
+        err = warpred__with_lanes(w, [&](auto lanes) {
+            return warpred__ranges_launch<decltype(lanes)::value, T, R>(plan, in, begin, end, count, out, op, f, g,
+                                                                        stream);
+        });
         return warpred__rows_done(err, why);
     }
 }

@@ -18,16 +18,15 @@
                                        chunks that idle groups help with (see RANGES below)
      warpred__slices_identity_kernel   g(identity) into every slice of an empty shape
 
-   This header needs block_reducer.cuh, grid_reduce.cuh, transforms.cuh and what they need
-   beside it.
+   This header needs block_reducer.cuh, cluster_reduce.cuh, device_reduce_kernel.cuh (its
+   16-byte reader) and what they need beside it.
 */
 #ifndef WARPRED_DEVICE_ROWS_KERNEL_CUH
 #define WARPRED_DEVICE_ROWS_KERNEL_CUH
 
 #include "block_reducer.cuh"
 #include "cluster_reduce.cuh"
-#include "grid_reduce.cuh"
-#include "transforms.cuh"
+#include "device_reduce_kernel.cuh" /* the 16-byte reader: warpred__per_vector, warpred__device_take_vector */
 #ifndef __CUDACC_RTC__
 #    include <string.h> /* memcpy, which NVRTC has built in */
 #endif
@@ -109,25 +108,6 @@ __device__ __forceinline__ typename Acc::type warpred__rows_fold_strided(const t
 
 /* ---- element readers ---- */
 
-/* Elements of T per 16-byte load (0: T does not divide 16). */
-template <typename T> struct warpred__rows_per_vector {
-    enum { value = 16 % sizeof(T) == 0 ? 16 / sizeof(T) : 0 };
-};
-
-/* The K elements of one 16-byte load, the first with index `first`, into acc. */
-template <typename T, typename Acc, typename Op, typename F>
-__device__ __forceinline__ void warpred__rows_take_vector(typename Acc::type &acc, uint4 raw, size_t first, Op op, F f)
-{
-    enum { K = warpred__rows_per_vector<T>::value };
-    T e[K];
-    memcpy(e, &raw, 16);
-    typedef decltype(f(e[0], first)) V;
-    V t[K];
-#pragma unroll
-    for (int j = 0; j < K; j++) t[j] = f(e[j], first + j);
-    Acc::template absorb_batch<K>(op, acc, t);
-}
-
 /* Lane q of a group of w lanes takes its share of p[0 .. n), whose first element has index
    `first` in its slice: single elements up to the first 16-byte boundary, 16-byte loads with
    V in flight (lane q: loads q, q + w, ...), single elements after the last. For T that does
@@ -136,7 +116,7 @@ template <typename T, typename Acc, int V, typename Op, typename F>
 __device__ __forceinline__ void warpred__rows_take(typename Acc::type &acc, const T *__restrict__ p, size_t n,
                                                    size_t first, unsigned q, unsigned w, Op op, F f)
 {
-    enum { K = warpred__rows_per_vector<T>::value };
+    enum { K = warpred__per_vector<T>::value };
     if constexpr (K != 0) {
         const size_t misalign = ((size_t)p % 16) / sizeof(T);
         size_t head = misalign ? K - misalign : 0;
@@ -151,9 +131,9 @@ __device__ __forceinline__ void warpred__rows_take(typename Acc::type &acc, cons
             for (int u = 0; u < V; u++) raw[u] = __ldg(&vec[j + u * w]);
 #pragma unroll
             for (int u = 0; u < V; u++)
-                warpred__rows_take_vector<T, Acc>(acc, raw[u], first + head + (j + u * w) * K, op, f);
+                warpred__device_take_vector<T, Acc>(acc, raw[u], first + head + (j + u * w) * K, op, f);
         }
-        for (; j < nv; j += w) warpred__rows_take_vector<T, Acc>(acc, __ldg(&vec[j]), first + head + j * K, op, f);
+        for (; j < nv; j += w) warpred__device_take_vector<T, Acc>(acc, __ldg(&vec[j]), first + head + j * K, op, f);
         for (size_t i = head + nv * K + q; i < n; i += w) Acc::absorb(op, acc, f(p[i], first + i));
     } else {
         size_t i = q;
@@ -166,14 +146,6 @@ __device__ __forceinline__ void warpred__rows_take(typename Acc::type &acc, cons
         }
         for (; i < n; i += w) Acc::absorb(op, acc, f(p[i], first + i));
     }
-}
-
-/* warpred__rows_take over a whole slice, lane q of w. */
-template <typename T, typename Acc, int V, typename Op, typename F>
-__device__ __forceinline__ void warpred__rows_take_strided(typename Acc::type &acc, const T *__restrict__ p, size_t n,
-                                                           unsigned q, unsigned w, Op op, F f)
-{
-    warpred__rows_take<T, Acc, V>(acc, p, n, 0, q, w, op, f);
 }
 
 /* The finished result of slice k into out[k]. */
@@ -200,7 +172,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 {
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
-    enum { U = warpred__rows_in_flight<A>::value, K = warpred__rows_per_vector<T>::value };
+    enum { U = warpred__rows_in_flight<A>::value, K = warpred__per_vector<T>::value };
     const size_t thread = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
     const size_t group = thread / W, groups = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / W);
     const unsigned q = threadIdx.x % W;
@@ -224,7 +196,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
                         if (live[u]) raw[u] = __ldg((const uint4 *)p[u] + j);
 #pragma unroll
                     for (int u = 0; u < U; u++)
-                        if (live[u]) warpred__rows_take_vector<T, Acc>(acc[u], raw[u], j * K, op, f);
+                        if (live[u]) warpred__device_take_vector<T, Acc>(acc[u], raw[u], j * K, op, f);
                 }
                 for (size_t i = nv * K + q; i < cols; i += W)
 #pragma unroll
@@ -263,7 +235,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 {
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
-    enum { K = warpred__rows_per_vector<T>::value, PER = K / P };
+    enum { K = warpred__per_vector<T>::value, PER = K / P };
     const size_t t0 = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
     const size_t threads = (size_t)gridDim.x * WARPRED_ROWS_THREADS;
     const size_t nv = rows / PER;
@@ -320,8 +292,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
     const size_t clusters = gridDim.x / C;
     for (size_t r = blockIdx.x / C; r < rows; r += clusters) {
         A acc = Acc::start();
-        warpred__rows_take_strided<T, Acc, 4>(acc, in + r * ld, cols, rank * WARPRED_ROWS_THREADS + threadIdx.x,
-                                              C * WARPRED_ROWS_THREADS, op, f);
+        warpred__rows_take<T, Acc, 4>(acc, in + r * ld, cols, 0, rank * WARPRED_ROWS_THREADS + threadIdx.x,
+                                      C * WARPRED_ROWS_THREADS, op, f);
         acc = warpred__cluster_fold<false, WARPRED_ROWS_THREADS>(acc, op);
         if (rank == 0 && threadIdx.x == 0) warpred__rows_store<Acc>(out, r, acc, g);
     }
@@ -562,6 +534,15 @@ template <int W> __device__ __forceinline__ unsigned warpred__rows_queued(unsign
     return n < WARPRED_ROWS_QUEUE ? n : WARPRED_ROWS_QUEUE;
 }
 
+/* Range k's first element (*b) and length: 0 when end[k] <= begin[k]. */
+__device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict__ begin,
+                                                        const size_t *__restrict__ end, size_t k, size_t *b)
+{
+    const size_t first = begin[k], last = end[k];
+    *b = first;
+    return last > first ? last - first : 0;
+}
+
 /* Queues range k (n > WARPRED_ROWS_RANGE_CHUNK elements from b) for helpers, if there is room. */
 __device__ __forceinline__ void warpred__rows_queue_range(warpred__rows_scratch s, unsigned *words, size_t k, size_t b,
                                                           size_t n)
@@ -672,7 +653,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     for (size_t k0 = group * W; k0 < count; k0 += groups * W) {
         const size_t k = k0 + q;
         if (k >= count) continue;
-        const size_t b = begin[k], e = end[k], n = e > b ? e - b : 0;
+        size_t b;
+        const size_t n = warpred__range_length(begin, end, k, &b);
         if (n > CHUNK) warpred__rows_queue_range(s, words, k, b, n);
     }
 
@@ -680,11 +662,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
        their chunks */
     for (size_t k0 = group * W; k0 < count; k0 += groups * W) {
         size_t my_b = 0, my_n = 0;
-        if (k0 + q < count) {
-            my_b = begin[k0 + q];
-            const size_t e = end[k0 + q];
-            my_n = e > my_b ? e - my_b : 0;
-        }
+        if (k0 + q < count) my_n = warpred__range_length(begin, end, k0 + q, &my_b);
         const unsigned batch = count - k0 < W ? (unsigned)(count - k0) : W;
         for (unsigned j = 0; j < batch;) {
             /* up to four short ranges in a row of the batch: loads of all four in flight */
