@@ -92,7 +92,10 @@
 
    FOR THE LAYER ABOVE  warpred__grid_fold<BlockThreads>(v, op, scratch, result): the same,
    but instead of writing *out it leaves the result in `result` of the thread that returns true
-   (device_reduce_kernel.cuh converts it before its store).
+   (device_reduce_kernel.cuh converts it before its store). The pieces of its protocol, for
+   layers with tickets of their own (device_rows_kernel.cuh): warpred__ticket(counter) (an
+   acquire-release atomicAdd of 1, returning the ticket), warpred__load_cg(p) (a value read
+   from L2, member by member) and warpred__fold_partials(partials, n, first, stride, op).
 
    This header needs grid_scratch.h, block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base
    beside it (README: Copying a header).

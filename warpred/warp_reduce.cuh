@@ -88,6 +88,7 @@
          warpred_warp_reduce / _allreduce; otherwise the _partial order above.
      warpred__shfl<Kind>(mask, v, arg, width)  __shfl_down/xor/_sync of any value, member by
          member (Kind: WARPRED__SHFL_DOWN, _XOR, _IDX).
+     warpred__segment_mask<Width>()  the lanes of the calling lane's segment of Width lanes.
 
    CONFIGURATION  see config.cuh (WARPRED_ASSERT, WARPRED_NO_REDUX, WARPRED_NO_NAN_MINMAX).
 
