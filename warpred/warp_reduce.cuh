@@ -67,11 +67,12 @@
    HARDWARE PATHS  The operation's fast paths (operation.cuh, warpred_op_warp), never
    changing a result. On sm_80 and newer, 32-bit integer sum/min/max/and/or/xor over a whole
    warp (Width 32, full or _partial with all 32 lanes) use the redux.sync instruction
-   (__reduce_*_sync) instead of five shuffles. Define WARPRED_NO_REDUX to force the shuffle path. Float/double min/max over whole segments
-   run a plain tree and, beside it, one warp vote on whether any input is a NaN or a zero (for
+   (__reduce_*_sync) instead of five shuffles. Define WARPRED_NO_REDUX to force the shuffle path. Float/double min/max over whole warps
+   (Width 32) run a plain tree and, beside it, one warp vote on whether any input is a NaN or a zero (for
    float under -ftz a subnormal counts too); almost always none is, and then the plain tree is exact: one hardware
-   min/max per step for float, a compare and a select for double. Otherwise (and in the _partial
-   forms) every step is a hardware min/max and NaN and the sign of zero are settled once at the
+   min/max per step for float, a compare and a select for double. Narrower segments take the
+   exact operation at each step (no vote: a vote over a segment's own mask costs a divergence
+   check and a fallback path). Otherwise (the _partial forms) every step is a hardware min/max and NaN and the sign of zero are settled once at the
    end with two more votes. The tests check these and the plain path (WARPRED_NO_NAN_MINMAX)
    against the same reference.
 
@@ -169,6 +170,14 @@ template <int Width, int Kind, typename T, typename Op> __device__ __forceinline
     const unsigned mask = warpred__segment_mask<Width>();
     if constexpr (Width == 32 && W::hardware) {
         return W::hardware_reduce(mask, v);
+    } else if constexpr (W::votes && Width < 32) {
+        /* Segments narrower than the warp: a vote would take the segment's own mask, which
+           differs from segment to segment, and the compiler guards every such vote with a
+           divergence check and a fallback path. The operation itself is exact at each step. */
+        T r = v;
+#pragma unroll
+        for (int i = 1; i < Width; i <<= 1) r = op(r, warpred__shfl<Kind>(mask, r, warpred__offset<Width, Kind>(i), Width));
+        return r;
     } else {
         if constexpr (W::votes) {
             /* the vote's answer is needed only at the end: it runs beside the plain tree
