@@ -93,10 +93,11 @@ __device__ __forceinline__ int chain_next(int x, int r, int s) { return x ^ (r &
 
 /* ---- block level ---- */
 
-enum { V_RT, V_CT, V_RED_RT, V_RED_CT, V_CUB_WR, V_CUB_RAKE, V_CUB1_WR, V_CUB1_RAKE, BV };
+enum { V_RT, V_CT, V_RED_RT, V_RED_WS, V_RED_CT, V_CUB_WR, V_CUB_RAKE, V_CUB1_WR, V_CUB1_RAKE, BV };
 static const char *const block_variant[] = {"warpred run-time size",
                                             "warpred <BS>",
                                             "warpred reducer, run-time size",
+                                            "warpred reducer, run-time size, with_size",
                                             "warpred reducer <BS>",
                                             "CUB warp-reductions",
                                             "CUB raking-commutative",
@@ -118,12 +119,23 @@ template <typename T, int Op, int Size> struct block_call_reducer {
         warpred_block_reducer<T, Size> r;
         __device__ __forceinline__ explicit state(storage *s) : r(s[0]) {}
     };
-    static __device__ __forceinline__ T run(state &st, T v)
+    static __device__ __forceinline__ T run(state &st, T v) { return run_on(st.r, v); }
+    template <typename R> static __device__ __forceinline__ T run_on(R &r, T v)
     {
-        return st.r.reduce(v, typename warpred_op_of<Op>::type());
+        return r.reduce(v, typename warpred_op_of<Op>::type());
     }
 };
 template <typename T, int BS, int Op> struct block_call<T, V_RED_RT, BS, Op> : block_call_reducer<T, Op, 0> {};
+/* The run-time-size reducer with the whole loop inside with_size: one switch on the block size. */
+template <typename T, int BS, int Op> struct block_call<T, V_RED_WS, BS, Op> : block_call_reducer<T, Op, 0> {
+    enum { sized = 1 };
+};
+template <typename C, typename = void> struct sized_of {
+    enum { value = 0 };
+};
+template <typename C> struct sized_of<C, decltype((void)C::sized)> {
+    enum { value = 1 };
+};
 template <typename T, int BS, int Op> struct block_call<T, V_RED_CT, BS, Op> : block_call_reducer<T, Op, BS> {};
 template <typename T, int BS, int Op> struct block_call<T, V_CT, BS, Op> {
     typedef char storage;
@@ -194,27 +206,34 @@ __global__ void __launch_bounds__(BS) k_block(const T *in, T *out, T s, int iter
     __shared__ typename C::storage tmp[state_of<C>::stateful ? 1 : K_TP];
     typename state_of<C>::type st(tmp);
     const size_t g = blockIdx.x * (size_t)BS + threadIdx.x, G = (size_t)gridDim.x * BS;
-    if constexpr (Chain) {
-        const T x = in[g];
-        T r = x;
-        for (int i = 0; i < iters; i++) r = call<C>(st, tmp[i & (state_of<C>::stateful ? 0 : 1)], chain_next(x, r, s));
-        out[g] = r;
-    } else {
-        T x[K_TP], acc[K_TP];
+    /* one(storage, v): one reduction; the loops are written once for every variant */
+    auto loops = [&](auto one) {
+        if constexpr (Chain) {
+            const T x = in[g];
+            T r = x;
+            for (int i = 0; i < iters; i++) r = one(tmp[i & (state_of<C>::stateful ? 0 : 1)], chain_next(x, r, s));
+            out[g] = r;
+        } else {
+            T x[K_TP], acc[K_TP];
 #pragma unroll
-        for (int k = 0; k < K_TP; k++) x[k] = in[g + k * G], acc[k] = T();
-        T step = T();
-        for (int i = 0; i < iters; i++) {
+            for (int k = 0; k < K_TP; k++) x[k] = in[g + k * G], acc[k] = T();
+            T step = T();
+            for (int i = 0; i < iters; i++) {
 #pragma unroll
-            for (int k = 0; k < K_TP; k++)
-                acc[k] = acc_add(acc[k], call<C>(st, tmp[state_of<C>::stateful ? 0 : k], acc_add(x[k], step)));
-            step = acc_add(step, (T)1);
+                for (int k = 0; k < K_TP; k++)
+                    acc[k] = acc_add(acc[k], one(tmp[state_of<C>::stateful ? 0 : k], acc_add(x[k], step)));
+                step = acc_add(step, (T)1);
+            }
+            T total = acc[0];
+#pragma unroll
+            for (int k = 1; k < K_TP; k++) total = acc_add(total, acc[k]);
+            out[g] = total;
         }
-        T total = acc[0];
-#pragma unroll
-        for (int k = 1; k < K_TP; k++) total = acc_add(total, acc[k]);
-        out[g] = total;
-    }
+    };
+    if constexpr (sized_of<C>::value)
+        st.r.with_size([&](auto &r) { loops([&](auto &, T v) { return C::run_on(r, v); }); });
+    else
+        loops([&](auto &storage, T v) { return call<C>(st, storage, v); });
 }
 
 /* ---- raking prototypes (bench_block --rake): where the second barrier of a self-contained
@@ -563,10 +582,11 @@ static void proto_table(bench_env *e, size_t n)
 /* The launchers of one block row, in block_variant order. */
 template <typename T, int Op, int BS, bool Chain> static void block_launchers(launch_fn (&fns)[BV])
 {
-    const launch_fn all[BV] = {launch_block<T, V_RT, BS, Op, Chain>,      launch_block<T, V_CT, BS, Op, Chain>,
-                               launch_block<T, V_RED_RT, BS, Op, Chain>,  launch_block<T, V_RED_CT, BS, Op, Chain>,
-                               launch_block<T, V_CUB_WR, BS, Op, Chain>,  launch_block<T, V_CUB_RAKE, BS, Op, Chain>,
-                               launch_block<T, V_CUB1_WR, BS, Op, Chain>, launch_block<T, V_CUB1_RAKE, BS, Op, Chain>};
+    const launch_fn all[BV] = {launch_block<T, V_RT, BS, Op, Chain>,       launch_block<T, V_CT, BS, Op, Chain>,
+                               launch_block<T, V_RED_RT, BS, Op, Chain>,   launch_block<T, V_RED_WS, BS, Op, Chain>,
+                               launch_block<T, V_RED_CT, BS, Op, Chain>,   launch_block<T, V_CUB_WR, BS, Op, Chain>,
+                               launch_block<T, V_CUB_RAKE, BS, Op, Chain>, launch_block<T, V_CUB1_WR, BS, Op, Chain>,
+                               launch_block<T, V_CUB1_RAKE, BS, Op, Chain>};
     for (int v = 0; v < BV; v++) fns[v] = all[v];
 }
 
@@ -602,6 +622,7 @@ template <typename T, int Op, int BS, bool Chain> static void block_row(bench_en
         {"<BS> / best CUB one storage", rate[V_CT] / cub1, 0.9},
         {"run-time / <BS>", rate[V_RT] / rate[V_CT], 0.9},
         {"reducer run-time / reducer <BS>", rate[V_RED_RT] / rate[V_RED_CT], 0.9},
+        {"reducer with_size / reducer <BS>", rate[V_RED_WS] / rate[V_RED_CT], 0.9},
     };
     printf("| %-6s %-7s | %-10s | %4d |", type, op_name[Op], Chain ? "latency" : "throughput", BS);
     for (int v = 0; v < BV; v++) printf(" %7.3f |", rate[v]);
@@ -618,10 +639,12 @@ template <typename T, int Op, int BS, bool Chain> static void block_row(bench_en
 
 static void block_header(void)
 {
-    printf("| type op        | loop       | BS   | rt      | <BS>    | red. rt | red. BS | CUB w-r | CUB rak | "
-           "CUB1 wr | CUB1 rk | red.BS/CUB | <BS>/CUB1 | rt/<BS> | red.rt/red.BS |\n");
-    printf("|----------------|------------|-----:|--------:|--------:|--------:|--------:|--------:|--------:|"
-           "--------:|--------:|------:|------:|------:|------:|\n");
+    printf(
+        "| type op        | loop       | BS   | rt      | <BS>    | red. rt | red. ws | red. BS | CUB w-r | CUB rak | "
+        "CUB1 wr | CUB1 rk | red.BS/CUB | <BS>/CUB1 | rt/<BS> | red.rt/red.BS | red.ws/red.BS |\n");
+    printf(
+        "|----------------|------------|-----:|--------:|--------:|--------:|--------:|--------:|--------:|--------:|"
+        "--------:|--------:|------:|------:|------:|------:|------:|\n");
 }
 
 template <typename T, bool Chain> static void block_sum_rows(bench_env *e, const char *type)

@@ -71,6 +71,29 @@ __global__ void __launch_bounds__(1024) k_mixed(const float *xf, const double *x
     if (n) atomicAdd(&bad[blockIdx.x], n);
 }
 
+/* with_size in the middle of a run-time-size reducer's life: calls before it, a loop of calls
+   through the sized reducer it hands out (beside a second reducer called in its own run-time
+   form), and calls after it, which must continue the alternation where the sized reducer left
+   it. Every call is checked against the stateless run-time call's bits. */
+__global__ void __launch_bounds__(1024) k_with_size(const float *xf, const double *xd, int *bad, int valid)
+{
+    WARPRED_BLOCK_REDUCER(first, float, 0);
+    WARPRED_BLOCK_REDUCER(wide, double, 0);
+    const int g = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + warpred__block_thread_rank();
+    int n = 0;
+    for (int i = 0; i < 7; i++) n += one_call<0>(first, i, xf[g], valid); /* an odd count: the second set is next */
+    n += first.with_size([&](auto &r) {
+        int m = 0;
+        for (int i = 7; i < CALLS / 2; i++) {
+            m += one_call<0>(r, i, xf[g], valid);
+            if (i % 3 == 0) m += one_call<0>(wide, i, xd[g], valid);
+        }
+        return m;
+    });
+    for (int i = CALLS / 2; i < CALLS / 2 + 9; i++) n += one_call<0>(first, i, xf[g], valid);
+    if (n) atomicAdd(&bad[blockIdx.x], n);
+}
+
 /* Compound values (warp partials) and exact int sums, back to back. */
 template <int BS>
 __global__ void __launch_bounds__(1024) k_compound(const float *xf, const int *xi, int *bad, long long *sums)
@@ -147,6 +170,21 @@ static void test_mixed_calls_run_time_sizes(void **state)
     run_mixed("run time, 20", dim3(20), k_mixed<0>, 20, 3);
 }
 
+/* with_size: the sizes it compiles (64 .. 1024) and sizes it leaves to the run-time form. */
+static void test_with_size(void **state)
+{
+    WT_NEED_GPU(state);
+    run_mixed("with_size, 64", dim3(64), k_with_size, 64, 33);
+    run_mixed("with_size, 128", dim3(128), k_with_size, 128, 128);
+    run_mixed("with_size, 256", dim3(256), k_with_size, 256, 100);
+    run_mixed("with_size, 512", dim3(512), k_with_size, 512, 511);
+    run_mixed("with_size, 1024", dim3(1024), k_with_size, 1024, 700);
+    run_mixed("with_size, 16x16", dim3(16, 16), k_with_size, 256, 255);
+    run_mixed("with_size, 96", dim3(96), k_with_size, 96, 90);
+    run_mixed("with_size, 1000", dim3(1000), k_with_size, 1000, 999);
+    run_mixed("with_size, 20", dim3(20), k_with_size, 20, 7);
+}
+
 static void run_compound(const char *shape, void (*kernel)(const float *, const int *, int *, long long *), int threads)
 {
     enum { BLOCKS = 4 };
@@ -203,6 +241,16 @@ static void test_doc_snippet(void **state)
     for (int r = 0; r < ROWS; r++)
         if (got[r] != (float)(COLS * (COLS + 1) / 2))
             fail_msg("snippet row %d: %g, expected %d", r, got[r], COLS * (COLS + 1) / 2);
+    const int sizes[4] = {256, 96, 1024, 40};
+    for (int k = 0; k < 4; k++) {
+        WT_CUDA(cudaMemset(out, 0xff, ROWS * sizeof(float)));
+        row_maxes<<<5, sizes[k]>>>(x, ROWS, COLS, out);
+        WT_LAUNCHED();
+        wt_to_host(got, out, sizeof got);
+        for (int r = 0; r < ROWS; r++)
+            if (got[r] != (float)COLS)
+                fail_msg("snippet row_maxes, blocks of %d, row %d: %g, expected %d", sizes[k], r, got[r], COLS);
+    }
 }
 
 int main(void)
@@ -211,6 +259,7 @@ int main(void)
         WT_TEST(test_doc_snippet),
         WT_TEST(test_mixed_calls_compile_time_sizes),
         WT_TEST(test_mixed_calls_run_time_sizes),
+        WT_TEST(test_with_size),
         WT_TEST(test_compound_values_and_int_sums),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);

@@ -13,6 +13,11 @@
      name.allreduce(v, op)           the block's result in every thread
      name.reduce_valid(v, op, n)     only threads 0..n-1's values count; result in thread 0
      name.allreduce_valid(v, op, n)  the same, result in every thread
+     name.with_size(f)               a run-time-size reducer: calls f(r) once, r a reducer on the
+                                     same cells with the block size at compile time when it is 64,
+                                     128, 256, 512 or 1024 (name itself otherwise); returns what f
+                                     returns. Put the loop in f: one switch on the block size for
+                                     the whole loop instead of one per call
 
    USAGE
        #include <warpred/block_reducer.cuh>
@@ -29,7 +34,24 @@
        }
        // rows of {1, 2, ..., cols}: out[row] = cols * (cols + 1) / 2
 
-   (This snippet is compiled and checked in tests/test_block_reducer.cu.)
+   A kernel for any block size, its loop compiled for the common sizes:
+
+       __global__ void row_maxes(const float *x, int rows, int cols, float *out)  // any block size
+       {
+           WARPRED_BLOCK_REDUCER(top, float, 0);
+           top.with_size([&](auto &r) {                         // r: a reducer for this size
+               for (int row = blockIdx.x; row < rows; row += gridDim.x) {
+                   float m = -INFINITY;
+                   for (int c = threadIdx.x; c < cols; c += blockDim.x)
+                       m = fmaxf(m, x[(size_t)row * cols + c]);
+                   m = r.reduce(m, warpred_op_max());
+                   if (threadIdx.x == 0) out[row] = m;
+               }
+           });
+       }
+       // rows of {1, 2, ..., cols}: out[row] = cols
+
+   (Both snippets are compiled and checked in tests/test_block_reducer.cu.)
 
    WHICH FORM TO CALL
      one reduction in a kernel             warpred_block_reduce<BlockThreads>(v, op): nothing to
@@ -67,7 +89,8 @@
    second barrier for warp 0's result; a block with a partial last warp, which cannot run the
    tree itself, and compound values (whose slots thread 0 folds) take that second barrier. The
    thread's rank and its column length are found once, when the reducer is declared; a
-   run-time size picks the code for its size with one switch per call on the block size.
+   run-time size picks the code for its size with one switch per call on the block size, or
+   once for a whole loop with with_size (which compiles f once per size: six copies).
    Figures: docs/BENCHMARKS.md (bench_block, bench_compound).
 
    This header needs block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base beside it.
@@ -101,11 +124,15 @@ template <typename T, int BlockThreads> struct warpred_block_storage {
     __shared__ warpred_block_storage<T, BlockThreads> name##_warpred_storage; \
     warpred_block_reducer<T, BlockThreads> name(name##_warpred_storage)
 
-template <typename T, int BlockThreads = 0> class warpred_block_reducer {
+/* Cells: the cells of one set in the storage the reducer works on (a reducer that with_size
+   makes works on its maker's storage, which may hold more than its size needs). */
+template <typename T, int BlockThreads = 0, int Cells = warpred_block_storage<T, BlockThreads>::cells>
+class warpred_block_reducer {
+    template <typename, int, int> friend class warpred_block_reducer;
     typedef warpred_block_storage<T, BlockThreads> storage;
-    enum { RESULT = storage::cells - 1 }; /* the broadcast cell of a set */
-    T *set_;                              /* the set the next call uses */
-    int other_;                           /* from it to the other set, in cells: +cells or -cells */
+    enum { RESULT = Cells - 1 }; /* the broadcast cell of a set */
+    T *set_;                     /* the set the next call uses */
+    int other_;                  /* from it to the other set, in cells: +cells or -cells */
     int tid_, nthreads_;
     int column_; /* scalars, run-time sizes: the cells lane (tid & 31) of warp 0 folds after its own value */
 
@@ -247,11 +274,29 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
         }
     }
 
+    /* The reducer with_size hands out: the maker's cells and place in the alternation. */
+    __device__ __forceinline__ warpred_block_reducer(T *set, int other, int tid, int nthreads, int column)
+        : set_(set), other_(other), tid_(tid), nthreads_(nthreads), column_(column)
+    {}
+    template <int N, typename F> __device__ __forceinline__ auto with_sized(F &f)
+    {
+        warpred_block_reducer<T, N, Cells> sized(set_, other_, tid_, nthreads_, column_);
+        if constexpr (warpred__same<decltype(f(sized)), void>::value) {
+            f(sized);
+            set_ = sized.set_, other_ = sized.other_;
+        } else {
+            auto result = f(sized);
+            set_ = sized.set_, other_ = sized.other_;
+            return result;
+        }
+    }
+
   public:
     __device__ __forceinline__ explicit warpred_block_reducer(storage &s)
-        : set_(reinterpret_cast<T *>(s.raw)), other_(storage::cells), tid_(warpred__block_thread_rank()),
+        : set_(reinterpret_cast<T *>(s.raw)), other_(Cells), tid_(warpred__block_thread_rank()),
           nthreads_(warpred__block_size<BlockThreads>()), column_(0)
     {
+        static_assert(Cells == storage::cells, "warpred: declare reducers with WARPRED_BLOCK_REDUCER");
         WARPRED_ASSERT(nthreads_ <= storage::threads); /* WARPRED_BLOCK_MAX_THREADS */
         const int lane = tid_ & 31;
         column_ = lane < nthreads_ ? (nthreads_ - 1 - lane) >> 5 : 0;
@@ -271,6 +316,26 @@ template <typename T, int BlockThreads = 0> class warpred_block_reducer {
     {
         WARPRED_ASSERT(n >= 1 && n <= nthreads_);
         return call<true>(v, op, n);
+    }
+
+    /* f(r) once, r a reducer on these cells with the block size as a compile-time constant when
+       the block has 64, 128, 256, 512 or 1024 threads (this reducer's form otherwise); f's
+       calls continue this reducer's alternation, and its later calls continue f's. Returns
+       what f returns. */
+    template <typename F> __device__ __forceinline__ auto with_size(F f)
+    {
+        if constexpr (BlockThreads != 0) {
+            return f(*this);
+        } else {
+            switch (nthreads_) {
+            case 64: return with_sized<64>(f);
+            case 128: return with_sized<128>(f);
+            case 256: return with_sized<256>(f);
+            case 512: return with_sized<512>(f);
+            case 1024: return with_sized<1024>(f);
+            default: return f(*this);
+            }
+        }
     }
 };
 

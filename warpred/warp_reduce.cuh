@@ -176,7 +176,8 @@ template <int Width, int Kind, typename T, typename Op> __device__ __forceinline
            divergence check and a fallback path. The operation itself is exact at each step. */
         T r = v;
 #pragma unroll
-        for (int i = 1; i < Width; i <<= 1) r = op(r, warpred__shfl<Kind>(mask, r, warpred__offset<Width, Kind>(i), Width));
+        for (int i = 1; i < Width; i <<= 1)
+            r = op(r, warpred__shfl<Kind>(mask, r, warpred__offset<Width, Kind>(i), Width));
         return r;
     } else {
         if constexpr (W::votes) {
