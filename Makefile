@@ -1,15 +1,17 @@
 # warpred - build, test, sanitize, benchmark, install.  `make help` lists the targets.
 #
-# Variables: ARCHS (default "75 80 90": every program is a fat binary for these), JOBS (parallel
-# compiles, default: every core), CUDA_HOME, NVCC, CMOCKA_PREFIX (cmocka unpacked somewhere other
-# than the system), PREFIX / DESTDIR (make install), REQUIRE_GPU=1 (no usable GPU is an error,
-# not a skip: for GPU machines).
+# Variables: ARCHS (default "75 80 90": every program is a fat binary for these; ARCHS=90 builds
+# for one arch, the quick first run), JOBS (parallel compiles, default: every core; a -j of yours
+# wins), V=1 (print each full command instead of one line per program), CUDA_HOME, NVCC,
+# CMOCKA_PREFIX (cmocka unpacked somewhere other than the system), PREFIX / DESTDIR (make install),
+# REQUIRE_GPU=1 (no usable GPU is an error, not a skip: for GPU machines).
 #
 # What is built is found by name, so a new file needs no edit here:
 #   tests/test_NAME.cu     a cmocka test program, $(BUILD)/test_NAME (test_host and test_nvrtc run
 #                          without a GPU; the others skip their GPU tests there); a test that
 #                          includes "snippets/HEADER.inc" gets the USAGE code of warpred/HEADER.cuh
-#                          (scripts/snippets.py extracts it)
+#                          (scripts/snippets.py extracts it; "snippets/README.inc": the README's
+#                          quick start, tests/test_readme.cu)
 #   samples/NAME/main.cu   a sample, $(BUILD)/sample_NAME; it checks its own results and exits
 #                          non-zero when a check fails. samples/NAME/main.py: a Python sample, run
 #                          with python3. Both read WARPRED_SAMPLE_QUICK=1 (small sizes: make test,
@@ -32,7 +34,19 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 ARCHS ?= 75 80 90
 ALL_ARCHS = 75 80 90
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Parallel by default, only in the top-level make and only when no -j was given: a sub-make shares
+# its parent's jobserver (adding -j there makes make warn "-jN forced in makefile").
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter -j%,$(MAKEFLAGS))$(filter j%,$(firstword $(MAKEFLAGS))),)
 MAKEFLAGS += -j$(JOBS)
+endif
+endif
+# One line per program built (V=1: the full commands). $(call quiet,WHAT,TARGET) starts a recipe line.
+ifeq ($(V),1)
+quiet =
+else
+quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
 PREFIX ?= /usr/local
 empty :=
 space := $(empty) $(empty)
@@ -84,15 +98,16 @@ SAMPLE_SANITIZE_TOOLS = memcheck racecheck synccheck
 SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOME)/bin/compute-sanitizer)
 RUN = tests/run.sh --gpu-probe $(GPU_PROBE) $(if $(filter 1,$(REQUIRE_GPU)),--require-gpu)
 
-.PHONY: all test sanitize run run-% bench bench-doc format format-check archs headers link clean help install uninstall
+.PHONY: all test sanitize run run-% bench bench-doc api docs doc-check python-check format format-check archs headers link clean help install uninstall
 .DELETE_ON_ERROR:
 .SECONDEXPANSION:
 
 all: $(GPU_TESTS) $(HOST_TESTS) $(SAMPLES) $(BENCHES) $(GPU_PROBE)
 
 help:
-	@echo "make test        every check: headers alone, two-TU link, host tests, NVRTC, GPU tests,"
-	@echo "                 every sample at a small size (GPU parts report SKIPPED without a GPU)"
+	@echo "make test        every check: headers alone, two-TU link, docs, host tests, NVRTC, GPU tests,"
+	@echo "                 every sample at a small size (GPU parts report SKIPPED without a GPU);"
+	@echo "                 make test ARCHS=90: the same for one arch, the quick first run"
 	@echo "make sanitize    GPU tests and samples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
 	@echo "make run         build every sample, run each, one line per sample and a total"
 	@echo "make run-NAME    build and run samples/NAME"
@@ -100,7 +115,11 @@ help:
 	@echo "make archs       the whole build for sm_$(subst $(space),$(comma)sm_,$(ALL_ARCHS)), warnings as errors (CI)"
 	@echo "make install     headers, LICENSE, pkg-config and CMake files under PREFIX (now $(PREFIX)), DESTDIR honoured"
 	@echo "make uninstall   remove what make install put under PREFIX"
-	@echo "make bench-doc   docs/BENCHMARKS.md from the bench CSVs under docs/ (make test checks it is current)"
+	@echo "make bench-doc   docs/BENCHMARKS.md and the README figure blocks from the bench CSVs under docs/"
+	@echo "make api         docs/api/ (the API reference) from the header manuals"
+	@echo "make docs        make api, then every Markdown file as HTML in build/docs, links checked"
+	@echo "make doc-check   the documentation checks of make test alone (CSVs, figures, API pages, links)"
+	@echo "make python-check  pip install . into a venv (offline) and check warpred.get_include()"
 	@echo "make format      clang-format the .cu/.cuh/.h files under warpred/ tests/ bench/ samples/ (.clang-format)"
 	@echo "make format-check  list the files whose formatting differs from .clang-format (CI)"
 	@echo "make clean       remove $(BUILD)"
@@ -136,12 +155,12 @@ $(BUILD) $(BUILD)/alone:
 ALONE = $(patsubst warpred/%,$(BUILD)/alone/%.o,$(HEADERS))
 $(BUILD)/alone/%.o: warpred/% | $(BUILD)/alone
 	@printf '#include <warpred/%s>\n' $* > $(@:.o=.cu)
-	$(NVCC) $(NVFLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) -c $(@:.o=.cu) -o $@
+	$(call quiet,nvcc,$@)$(NVCC) $(NVFLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) -c $(@:.o=.cu) -o $@
 # Host compilers: warpred/*.h compile with gcc (C) and g++ (C++) given only the CUDA include path;
 # warpred/*.cuh under g++ stop, and the first error is the header's own #error naming nvcc/NVRTC.
 HOST_CC_CHECKS = $(patsubst warpred/%,$(BUILD)/alone/%.host,$(HEADERS))
 $(BUILD)/alone/%.h.host: warpred/%.h | $(BUILD)/alone
-	$(CC) -std=c99 -Wall -Wextra -Werror -fsyntax-only -I$(CUDA_HOME)/include -x c $<
+	$(call quiet,gcc g++,$<)$(CC) -std=c99 -Wall -Wextra -Werror -fsyntax-only -I$(CUDA_HOME)/include -x c $< && \
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I$(CUDA_HOME)/include -x c++ $<
 	@touch $@
 $(BUILD)/alone/%.cuh.host: warpred/%.cuh $(HEADERS) | $(BUILD)/alone
@@ -156,9 +175,9 @@ headers: $(ALONE) $(HOST_CC_CHECKS)
 # All headers in two translation units of one program: no duplicate symbols.
 LINKS = $(BUILD)/link_whole $(BUILD)/link_rdc
 $(BUILD)/link_whole: tests/link_a.cu tests/link_b.cu $(HEADERS) | $(BUILD)
-	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) tests/link_a.cu tests/link_b.cu -o $@
+	$(call quiet,nvcc,$@)$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) tests/link_a.cu tests/link_b.cu -o $@
 $(BUILD)/link_rdc: tests/link_a.cu tests/link_b.cu $(HEADERS) | $(BUILD)
-	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) -rdc=true tests/link_a.cu tests/link_b.cu -o $@
+	$(call quiet,nvcc,$@)$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) -rdc=true tests/link_a.cu tests/link_b.cu -o $@
 link: $(LINKS)
 	@echo "two translation units link (whole-program and -rdc): ok"
 
@@ -175,10 +194,47 @@ $(BUILD)/docs_csv.ok: $(wildcard docs/*.csv docs/*/*.csv) tests/check_csv.py | $
 BENCH_DOC_INPUTS = $(wildcard docs/*.csv docs/*/*.csv docs/RUN.txt docs/*/RUN.txt) scripts/bench_doc.py
 bench-doc:
 	python3 scripts/bench_doc.py --docs docs -o docs/BENCHMARKS.md
+	python3 scripts/bench_doc.py --readmes $(FIGURE_READMES)
 $(BUILD)/bench_doc.ok: $(BENCH_DOC_INPUTS) $(wildcard docs/BENCHMARKS.md) | $(BUILD)
 	@python3 scripts/bench_doc.py --docs docs -o $(BUILD)/BENCHMARKS.md
 	@cmp -s $(BUILD)/BENCHMARKS.md docs/BENCHMARKS.md || { echo "docs/BENCHMARKS.md is stale: run make bench-doc"; exit 1; }
 	@echo "docs/BENCHMARKS.md matches the bench CSVs: ok" && touch $@
+
+# The API reference (docs/api/) is generated from the header manuals: make api writes it; make test
+# regenerates it into $(BUILD) and fails when the two differ. make docs renders every Markdown file
+# to HTML in build/docs (Python-Markdown or pandoc, both Debian packages) and checks its links.
+API_INPUTS = $(HEADERS) scripts/api_doc.py scripts/snippets.py
+api:
+	python3 scripts/api_doc.py --headers warpred -o docs/api
+$(BUILD)/api_doc.ok: $(API_INPUTS) $(wildcard docs/api/*.md) | $(BUILD)
+	@rm -rf $(BUILD)/api && python3 scripts/api_doc.py --headers warpred -o $(BUILD)/api
+	@diff -r -q $(BUILD)/api docs/api > /dev/null || { diff -r -u docs/api $(BUILD)/api | head -n 40; \
+	  echo "docs/api is stale (a header manual changed): run make api"; exit 1; }
+	@echo "docs/api matches the header manuals: ok ($$(ls docs/api | wc -l) pages)" && touch $@
+# Every link and anchor in README.md, CHANGELOG.md, docs/ and the sample READMEs resolves.
+MARKDOWN_FILES = $(wildcard README.md CHANGELOG.md docs/*.md docs/*/*.md samples/*/README.md)
+$(BUILD)/links.ok: $(MARKDOWN_FILES) scripts/check_links.py scripts/api_doc.py | $(BUILD)
+	@python3 scripts/check_links.py . && touch $@
+# A Python with Python-Markdown (the Debian package installs it for /usr/bin/python3), else pandoc.
+DOCS_PYTHON ?= $(firstword $(foreach p,python3 /usr/bin/python3,$(shell $(p) -c 'import markdown' >/dev/null 2>&1 && echo $(p))) python3)
+docs: api
+	@rm -rf build/docs
+	$(DOCS_PYTHON) scripts/render_docs.py . build/docs
+	@python3 scripts/check_links.py --html build/docs
+	@echo "open build/docs/README.html"
+
+# Figures in the READMEs come from the CSVs (and recorded sample outputs) under docs/: make bench-doc
+# renders their blocks, make test fails when a block is stale or a figure stands outside one.
+# FIGURES_PENDING: READMEs not yet under the check (being rewritten by others; listed on every run).
+# FIGURES_PROSE_PENDING: READMEs whose blocks are checked but whose prose still quotes figures
+# outside blocks (counted in a note, not failed): remove a file from it once it is converted.
+FIGURES_PENDING = samples/multi_gpu_sum/README.md samples/softmax_layernorm/README.md
+FIGURES_PROSE_PENDING = $(addprefix samples/,$(addsuffix /README.md,demo device_sum filter histogram loss \
+                          max_argmax reduction_progression segmented_sums statistics))
+FIGURE_READMES = $(filter-out $(FIGURES_PENDING),$(wildcard README.md samples/*/README.md))
+$(BUILD)/figures.ok: $(FIGURE_READMES) $(BENCH_DOC_INPUTS) $(wildcard docs/*/*.txt) | $(BUILD)
+	@python3 scripts/bench_doc.py --check-readmes $(FIGURE_READMES) --pending $(FIGURES_PROSE_PENDING)
+	@echo "README figures match their CSVs and recorded outputs: ok$(if $(strip $(FIGURES_PENDING)), (not yet checked: $(FIGURES_PENDING)))" && touch $@
 
 # ---- programs ----
 # The manuals' USAGE code: scripts/snippets.py copies it from warpred/NAME.cuh (or .h) to
@@ -187,29 +243,33 @@ $(BUILD)/bench_doc.ok: $(BENCH_DOC_INPUTS) $(wildcard docs/BENCHMARKS.md) | $(BU
 # own code, and depends on that file (snippets_of: the snippets a source includes).
 $(BUILD)/snippets/%.inc: warpred/%.cuh scripts/snippets.py
 	@mkdir -p $(@D)
-	python3 scripts/snippets.py $< $@
+	$(call quiet,snippets,$@)python3 scripts/snippets.py $< $@
 $(BUILD)/snippets/%.inc: warpred/%.h scripts/snippets.py
 	@mkdir -p $(@D)
-	python3 scripts/snippets.py $< $@
+	$(call quiet,snippets,$@)python3 scripts/snippets.py $< $@
+# the README's quick start (the code block after "<!-- snippet: quickstart -->"), for tests/test_readme.cu
+$(BUILD)/snippets/README.inc: README.md scripts/snippets.py
+	@mkdir -p $(@D)
+	$(call quiet,snippets,$@)python3 scripts/snippets.py --markdown README.md $@
 snippets_of = $(addprefix $(BUILD)/,$(shell sed -n 's/^[[:space:]]*\#[[:space:]]*include[[:space:]]*"\(snippets\/[A-Za-z0-9_]*\.inc\)".*/\1/p' $(1) 2>/dev/null))
 .PRECIOUS: $(BUILD)/snippets/%.inc
 
 $(BUILD)/test_%: tests/test_%.cu $$(call snippets_of,tests/test_$$*.cu) | $(BUILD)
-	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
+	$(call quiet,nvcc,$@)$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_warp_reduce_generic: tests/test_warp_reduce.cu $$(call snippets_of,tests/test_warp_reduce.cu) | $(BUILD)
-	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWARPRED_NO_REDUX -DWARPRED_NO_NAN_MINMAX --use_fast_math \
+	$(call quiet,nvcc,$@)$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWARPRED_NO_REDUX -DWARPRED_NO_NAN_MINMAX --use_fast_math \
 	  $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS)
 
 $(BUILD)/test_nvrtc: tests/test_nvrtc.cu | $(BUILD)
-	$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' \
+	$(call quiet,nvcc,$@)$(NVCC) $(TEST_FLAGS) $(DEPFLAGS) -DWT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' \
 	  $(call gencode,$(ARCHS)) $< -o $@ $(CMOCKA_LIBS) -lnvrtc
 
 $(GPU_PROBE): tests/gpu_probe.cu | $(BUILD)
-	$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) $< -o $@
+	$(call quiet,nvcc,$@)$(NVCC) $(NVFLAGS) $(call gencode,$(ARCHS)) $< -o $@
 
 $(BUILD)/sample_%: samples/%/main.cu | $(BUILD)
-	$(NVCC) $(NVFLAGS) $(DEPFLAGS) $(SAMPLE_FLAGS_$*) $(call gencode,$(ARCHS)) $< -o $@ $(SAMPLE_LIBS_$*)
+	$(call quiet,nvcc,$@)$(NVCC) $(NVFLAGS) $(DEPFLAGS) $(SAMPLE_FLAGS_$*) $(call gencode,$(ARCHS)) $< -o $@ $(SAMPLE_LIBS_$*)
 
 BENCH_FLAGS = -std=c++17 -O3 -DNDEBUG -lineinfo -I. -Ibench $(WARN)
 # bench_cub36 compares with CUB 3.6: CCCL_DIR=DIR (DIR/cub, DIR/libcudacxx/include, DIR/thrust, as unpacked
@@ -219,12 +279,14 @@ BENCH_FLAGS_cub36 = $(if $(CCCL_DIR),-I$(CCCL_DIR)/cub -I$(CCCL_DIR)/libcudacxx/
 # bench_segmented_cub36 (CUB 3.6's fixed-size DeviceSegmentedReduce) likewise
 BENCH_FLAGS_segmented_cub36 = $(BENCH_FLAGS_cub36)
 $(BUILD)/bench_%: bench/bench_%.cu | $(BUILD)
-	$(NVCC) $(BENCH_FLAGS_$*) $(BENCH_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(BENCH_LIBS_$*)
+	$(call quiet,nvcc,$@)$(NVCC) $(BENCH_FLAGS_$*) $(BENCH_FLAGS) $(DEPFLAGS) $(call gencode,$(ARCHS)) $< -o $@ $(BENCH_LIBS_$*)
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/alone/*.d)
 
 # ---- running ----
-test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/compile_fail.ok $(BUILD)/docs_csv.ok $(BUILD)/bench_doc.ok $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
+DOC_CHECKS = $(BUILD)/docs_csv.ok $(BUILD)/bench_doc.ok $(BUILD)/figures.ok $(BUILD)/api_doc.ok $(BUILD)/links.ok
+doc-check: $(DOC_CHECKS)
+test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/compile_fail.ok $(DOC_CHECKS) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
 	@WARPRED_SAMPLE_QUICK=1 $(RUN) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLE_ITEMS) $(CONSUMER_ITEMS)
 
 # The four tools run at the same time (each is mostly CPU-bound instrumentation), one log each.
@@ -313,17 +375,29 @@ consumer_cmake = @mkdir -p $(CONSUMER)/$(1) && echo "consumer ($(1)): cmake conf
 $(CONSUMER)/add_subdirectory/warpred_consumer: $(CONSUMER_SRC) $(PACKAGE_FILES) $(HEADERS)
 	$(call consumer_cmake,add_subdirectory,subdir,-DWARPRED_SOURCE_DIR=$(CURDIR))
 
+# FetchContent as the README shows it: GIT_REPOSITORY + GIT_TAG pinned to a commit, from a git
+# repository holding this checkout's package files (a tarball URL where git is missing).
+HAVE_GIT := $(shell command -v git >/dev/null 2>&1 && echo yes)
 $(CONSUMER)/warpred-src.tar.gz: $(PACKAGE_FILES) $(HEADERS)
 	@mkdir -p $(CONSUMER)
-	tar czf $@ --transform 's|^|warpred/|' $(PACKAGE_FILES) $(HEADERS)
+	$(call quiet,tar,$@)tar czf $@ --transform 's|^|warpred/|' $(PACKAGE_FILES) $(HEADERS)
+$(CONSUMER)/warpred-git.commit: $(PACKAGE_FILES) $(HEADERS)
+	@rm -rf $(CONSUMER)/warpred-git && mkdir -p $(CONSUMER)/warpred-git
+	$(call quiet,git,$(CONSUMER)/warpred-git)tar cf - $(PACKAGE_FILES) $(HEADERS) | tar xf - -C $(CONSUMER)/warpred-git && \
+	  cd $(CONSUMER)/warpred-git && git init -q && git add -A && \
+	  git -c user.name=warpred -c user.email=warpred@localhost commit -q -m "warpred $(VERSION)" && \
+	  git rev-parse HEAD > ../warpred-git.commit
+FETCH_INPUT = $(if $(HAVE_GIT),$(CONSUMER)/warpred-git.commit,$(CONSUMER)/warpred-src.tar.gz)
+FETCH_ARGS = $(if $(HAVE_GIT),-DWARPRED_FETCH_URL=$(abspath $(CONSUMER)/warpred-git) -DWARPRED_FETCH_TAG=$$(cat $(CONSUMER)/warpred-git.commit),-DWARPRED_FETCH_URL=$(abspath $(CONSUMER)/warpred-src.tar.gz))
 
-$(CONSUMER)/fetchcontent/warpred_consumer: $(CONSUMER_SRC) $(CONSUMER)/warpred-src.tar.gz
+$(CONSUMER)/fetchcontent/warpred_consumer: $(CONSUMER_SRC) $(FETCH_INPUT)
 	@rm -rf $(CONSUMER)/fetchcontent/_deps
-	$(call consumer_cmake,fetchcontent,fetch,-DWARPRED_FETCH_URL=$(abspath $(CONSUMER)/warpred-src.tar.gz))
+	$(call consumer_cmake,fetchcontent,fetch,$(FETCH_ARGS))
 
 $(CONSUMER)/prefix/lib/pkgconfig/warpred.pc: $(PACKAGE_FILES) $(HEADERS)
-	@rm -rf $(CONSUMER)/prefix
-	@$(MAKE) --no-print-directory install PREFIX=$(abspath $(CONSUMER)/prefix) DESTDIR=
+	@rm -rf $(CONSUMER)/prefix && mkdir -p $(CONSUMER)
+	$(call quiet,install,$(CONSUMER)/prefix)$(MAKE) --no-print-directory install PREFIX=$(abspath $(CONSUMER)/prefix) DESTDIR= \
+	  > $(CONSUMER)/install.log 2>&1 || { cat $(CONSUMER)/install.log; exit 1; }
 
 $(CONSUMER)/find_package/warpred_consumer: $(CONSUMER_SRC) $(CONSUMER)/prefix/lib/pkgconfig/warpred.pc
 	$(call consumer_cmake,find_package,package,-DCMAKE_PREFIX_PATH=$(abspath $(CONSUMER)/prefix))
@@ -333,8 +407,8 @@ PC = PKG_CONFIG_PATH=$(abspath $(CONSUMER)/prefix)/lib/pkgconfig pkg-config
 $(CONSUMER)/pkg-config/warpred_consumer: $(CONSUMER_SRC) $(CONSUMER)/prefix/lib/pkgconfig/warpred.pc
 	@mkdir -p $(@D)
 	@echo "consumer (pkg-config): warpred $$($(PC) --modversion warpred), cflags $$($(PC) --cflags warpred)"
-	$(CXX) -std=c++17 -Wall -Wextra -Werror $$($(PC) --cflags warpred) -c tests/consumer/scratch.cpp -o $(@D)/scratch.o
-	$(NVCC) -std=c++17 $(WARN) $$($(PC) --cflags warpred) $(call gencode,$(CONSUMER_ARCH)) \
+	$(call quiet,g++,$(@D)/scratch.o)$(CXX) -std=c++17 -Wall -Wextra -Werror $$($(PC) --cflags warpred) -c tests/consumer/scratch.cpp -o $(@D)/scratch.o
+	$(call quiet,nvcc,$@)$(NVCC) -std=c++17 $(WARN) $$($(PC) --cflags warpred) $(call gencode,$(CONSUMER_ARCH)) \
 	  -Itests/consumer tests/consumer/main.cu $(@D)/scratch.o -o $@ $$($(PC) --libs warpred)
 
 # install into a DESTDIR staging folder, uninstall, and nothing may remain
@@ -345,6 +419,23 @@ $(CONSUMER)/uninstall.ok: $(PACKAGE_FILES) $(HEADERS)
 	@left=$$(find $(CONSUMER)/stage -mindepth 1 ! -type d; find $(CONSUMER)/stage/opt/warpred -mindepth 1 -type d 2>/dev/null); \
 	  [ -z "$$left" ] || { echo "make uninstall left behind:"; echo "$$left"; exit 1; }
 	@echo "make install DESTDIR=... PREFIX=/opt/warpred, then make uninstall: nothing left behind" && touch $@
+
+# ---- the Python package (pyproject.toml, setup.py, python/warpred): installed offline into a venv ----
+# --system-site-packages: the venv sees Debian's setuptools and wheel (python3-setuptools,
+# python3-wheel), so pip needs no index (--no-build-isolation --no-index).
+PY_VENV = $(BUILD)/venv
+# a Python whose venv and setuptools can build offline (setuptools older than 70.1 needs wheel too)
+VENV_PYTHON ?= $(firstword $(foreach p,python3 /usr/bin/python3,$(shell $(p) -c 'import venv, ensurepip, setuptools, wheel' >/dev/null 2>&1 && echo $(p))))
+python-check:
+	@[ -n "$(VENV_PYTHON)" ] || { echo "no python3 with venv, setuptools and wheel (Debian: sudo apt-get install -y python3-venv python3-setuptools python3-wheel)"; exit 1; }
+	@rm -rf $(PY_VENV) && $(VENV_PYTHON) -m venv --system-site-packages $(PY_VENV) || \
+	  { echo "$(VENV_PYTHON) -m venv failed (Debian: sudo apt-get install -y python3-venv)"; exit 1; }
+	$(call quiet,pip,$(PY_VENV))$(PY_VENV)/bin/python -m pip install -q --no-build-isolation --no-index . > $(BUILD)/pip.log 2>&1 \
+	  || { cat $(BUILD)/pip.log; exit 1; }
+	@rm -rf python/*.egg-info; cd $(BUILD) && venv/bin/python -c "import os, warpred; d = warpred.get_include(); \
+	  assert os.path.isfile(os.path.join(d, 'warpred', 'warpred.cuh')), d; \
+	  assert warpred.__version__ == '$(VERSION)', warpred.__version__; \
+	  print('python: warpred', warpred.__version__, 'installed; get_include() =', d)"
 
 # ---- formatting: clang-format 14 with the style in .clang-format (CI runs format-check) ----
 # clang-format-14 when installed under that name (other versions format a few constructs differently)

@@ -26,6 +26,36 @@ named X_ratio joins bench X (its variants become ratio columns). Layouts:
     both values and their quotient.
 """
 
+FIGURES_DOC = """
+Figures in READMEs (--readmes FILE...: rewrite; --check-readmes FILE...: compare, exit 1 on a
+difference). A figure block in a Markdown file is an HTML comment holding a template, then the
+text rendered from it, then a closing comment:
+
+    <!-- figures docs/h200
+    let S = bench_cub36.csv; device_sum; float sum
+    On an {gpu} ({date}) the float sum is {min_val(S; CUB ... / warpred median of 3; 2^14..2^22):.2f}x ...
+    -->
+    On an H200 (2026-11-21) the float sum is 1.18x ...
+    <!-- /figures -->
+
+The folder (one run: one GPU, one date; its RUN.txt names them) is the only source of the block's
+figures. Placeholders: {gpu} and {date} of the run (both required in every block); and
+FUNC(FILE; BENCH; CASE; VARIANT; N) with FUNC one of val (the value column), us (time_us),
+min_val, max_val, min_us, max_us (over N given as A..B or *); "let X = FILE; BENCH; CASE" lines
+name the first three. N is a number or 2^k. After a colon, a Python format (.2f, .0%); without
+one, the median as the CSV wrote it. `let` lines are not rendered; every other template line is,
+as it is. A recorded program output (what a sample printed) is a file of such a folder too:
+
+    <!-- output docs/samples-h100/loss.txt -->
+    ```
+    (the file, as it is)
+    ```
+    <!-- /output -->
+
+and out(FILE; REGEX) in a figure block of that folder is the first group of REGEX's first match
+in FILE. Outside the blocks a README may quote no measured figure (a time, a rate, a ratio such
+as 1.3x or a percentage): --check-readmes reports each one it finds.
+"""
 import argparse
 import csv
 import os
@@ -480,11 +510,173 @@ def render(docs):
     return "\n".join(out) + "\n"
 
 
+BLOCK = re.compile(r"<!-- figures (\S+)\n(.*?)-->\n(.*?)<!-- /figures -->", re.S)
+PLACEHOLDER = re.compile(r"\{(gpu|date|(min_val|max_val|min_us|max_us|val|us|out)\(((?:[^(){}\\]|\\.|\([^(){}]*\))*)\)(?::([^{}]*))?)\}")
+OUTPUT = re.compile(r"<!-- output (\S+) -->\n(.*?)<!-- /output -->", re.S)
+MEASURED = re.compile(
+    r"(?<![\w.^/-])\d[\d,]*(?:\.\d+)?(?:-\d[\d,]*(?:\.\d+)?)?"
+    r"(?:\s?(?:us|ms|GB/s|TB/s|G [a-z]+(?: [a-z]+)?/s)\b|x(?![\w])|\s?%)"
+)
+
+
+def parse_n(text, where):
+    text = text.strip()
+    m = re.fullmatch(r"2\^(\d+)", text)
+    try:
+        return 1 << int(m.group(1)) if m else int(text)
+    except ValueError:
+        fail("%s: '%s' is not a number or 2^k" % (where, text))
+
+
+class Figures:
+    """One block's data: the CSVs of one folder."""
+
+    def __init__(self, folder, where):
+        if not os.path.isdir(folder):
+            fail("%s: no folder %s" % (where, folder))
+        self.folder, self.where = folder, where
+        self.run = read_run(folder, folder)
+        self.csvs = {}
+
+    def cells(self, args):
+        if len(args) != 5:
+            fail("%s: a figure needs FILE; BENCH; CASE; VARIANT; N, got %s" % (self.where, "; ".join(args)))
+        name, bench, case, variant, n = args
+        if name not in self.csvs:
+            path = os.path.join(self.folder, name)
+            if not os.path.isfile(path):
+                fail("%s: no file %s" % (self.where, path))
+            self.csvs[name] = read_csv(path, path)
+        rows = [r for r in self.csvs[name] if r["bench"] == bench and r["case"] == case and r["variant"] == variant]
+        if n.strip() == "*":
+            ns = sorted(set(r["n_int"] for r in rows))
+        elif ".." in n:
+            lo, hi = (parse_n(x, self.where) for x in n.split(".."))
+            ns = sorted(set(r["n_int"] for r in rows if lo <= r["n_int"] <= hi))
+        else:
+            ns = [parse_n(n, self.where)]
+        out = []
+        for k in ns:
+            got = [r for r in rows if r["n_int"] == k]
+            if not got:
+                fail("%s: no rows for %s / %s / %s / %s / n=%d in %s" % (self.where, name, bench, case, variant, k, self.folder))
+            out.append(got)
+        return out
+
+    def value(self, func, args, fmt):
+        if func == "out":
+            if len(args) != 2:
+                fail("%s: out(FILE; REGEX), got %s" % (self.where, "; ".join(args)))
+            with open(os.path.join(self.folder, args[0]), encoding="utf-8") as f:
+                m = re.search(args[1], f.read(), re.M)
+            if not m:
+                fail("%s: /%s/ matches nothing in %s" % (self.where, args[1], args[0]))
+            return format(float(m.group(1)), fmt) if fmt else m.group(1)
+        field = "time_us" if func.endswith("us") else "value"
+        texts = []
+        for rows in self.cells(args):
+            vals = [r[field] for r in rows if r[field]]
+            if not vals:
+                fail("%s: %s is empty for %s" % (self.where, field, "; ".join(args)))
+            texts.append(median_str(vals))
+        if func.startswith("min"):
+            text = min(texts, key=float)
+        elif func.startswith("max"):
+            text = max(texts, key=float)
+        else:
+            text = texts[0]
+        return format(float(text), fmt) if fmt else text
+
+
+def render_block(folder, template, where):
+    figs = Figures(folder, where)
+    lets, lines = {}, []
+    for line in template.split("\n")[:-1] if template.endswith("\n") else template.split("\n"):
+        m = re.match(r"^let (\w+) = (.*)$", line)
+        if m:
+            lets[m.group(1)] = [x.strip() for x in m.group(2).split(";")]
+            continue
+        lines.append(line)
+    text = "\n".join(lines) + "\n"
+    if "{gpu}" not in text or "{date}" not in text:
+        fail("%s: a figure block must name the GPU and the date ({gpu}, {date})" % where)
+
+    def sub(m):
+        if m.group(1) in ("gpu", "date"):
+            return figs.run["gpu"].split(" (")[0] if m.group(1) == "gpu" else figs.run["date"]
+        args = [x.strip() for x in m.group(3).split(";")]
+        if args and args[0] in lets:
+            args = lets[args[0]] + args[1:]
+        return figs.value(m.group(2), args, m.group(4))
+
+    return PLACEHOLDER.sub(sub, text)
+
+
+def process_readme(path, write):
+    """Renders every figure block of a Markdown file; returns the problems found (check mode)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    problems = []
+
+    def sub(m):
+        line = text.count("\n", 0, m.start()) + 1
+        rendered = render_block(m.group(1), m.group(2), "%s:%d" % (path, line))
+        if rendered != m.group(3):
+            problems.append("%s:%d: the figure block no longer matches %s (run make bench-doc)" % (path, line, m.group(1)))
+        return "<!-- figures %s\n%s-->\n%s<!-- /figures -->" % (m.group(1), m.group(2), rendered)
+
+    def sub_output(m):
+        line = text.count("\n", 0, m.start()) + 1
+        folder = os.path.dirname(m.group(1))
+        read_run(folder, folder)  # the run's GPU and date
+        if not os.path.isfile(m.group(1)):
+            fail("%s:%d: no file %s" % (path, line, m.group(1)))
+        with open(m.group(1), encoding="utf-8") as f:
+            rendered = "```\n" + f.read() + "```\n"
+        if rendered != m.group(2):
+            problems.append("%s:%d: the output block no longer matches %s (run make bench-doc)" % (path, line, m.group(1)))
+        return "<!-- output %s -->\n%s<!-- /output -->" % (m.group(1), rendered)
+
+    new = OUTPUT.sub(sub_output, BLOCK.sub(sub, text))
+    blank = lambda m: "\n" * m.group(0).count("\n")  # noqa: E731
+    outside = OUTPUT.sub(blank, BLOCK.sub(blank, text))
+    for k, line in enumerate(outside.split("\n"), 1):
+        for m in MEASURED.finditer(line):
+            problems.append("%s:%d: a measured figure outside a figure block: '%s'" % (path, k, m.group(0)))
+    if write and new != text:
+        with open(path + ".tmp", "w", encoding="utf-8", newline="\n") as f:
+            f.write(new)
+        os.replace(path + ".tmp", path)
+    return problems
+
+
 def main():
-    ap = argparse.ArgumentParser(description="docs/BENCHMARKS.md from the bench CSVs under docs/")
+    ap = argparse.ArgumentParser(description="docs/BENCHMARKS.md from the bench CSVs under docs/",
+                                 epilog=FIGURES_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", default="docs", help="the folder holding the CSV sets (default docs)")
     ap.add_argument("-o", "--output", help="the file to write (default DOCS/BENCHMARKS.md)")
+    ap.add_argument("--readmes", nargs="+", metavar="FILE", help="render the figure blocks of these files")
+    ap.add_argument("--check-readmes", nargs="+", metavar="FILE", help="fail when a figure block is stale")
+    ap.add_argument("--pending", nargs="*", default=[], metavar="FILE",
+                    help="files whose figures outside blocks are counted, not failed (not yet converted)")
     args = ap.parse_args()
+    if args.readmes or args.check_readmes:
+        problems, pending = [], 0
+        for path in args.readmes or args.check_readmes:
+            found = process_readme(path, write=bool(args.readmes))
+            if path in args.pending:
+                pending += sum("outside" in p for p in found)
+                found = [p for p in found if "outside" not in p]
+            problems += found
+        stale = [p for p in problems if "outside" in p or not args.readmes]
+        for p in stale:
+            print(p)
+        if pending:
+            print("note: %d measured figures outside figure blocks in %d READMEs not yet converted (%s)"
+                  % (pending, len(args.pending), " ".join(args.pending)))
+        if stale:
+            sys.exit(1)
+        return
     if not os.path.isdir(args.docs):
         fail("no folder %s" % args.docs)
     text = render(args.docs)

@@ -31,6 +31,12 @@ part cannot be compiled where it includes the snippet. Without SNIPPET_PART ever
 included.
 
 A header with no top comment, no USAGE section or no code in it is an error (exit status 1).
+
+    python3 scripts/snippets.py --markdown README.md OUT.inc
+
+does the same for a Markdown file: the code of each fenced block that follows a line
+"<!-- snippet: NAME -->" (the README's quick start), one part per block, with #line directives
+into the Markdown file.
 """
 import os
 import re
@@ -115,7 +121,36 @@ def render(parts, source):
     return "\n".join(out) + "\n"
 
 
+def markdown_parts(text):
+    """The fenced blocks after "<!-- snippet: NAME -->" lines, as usage_parts gives them."""
+    lines = text.split("\n")
+    parts = []
+    for i, line in enumerate(lines):
+        if not re.match(r"^<!-- snippet: [\w-]+ -->$", line.strip()):
+            continue
+        j = i + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j >= len(lines) or not lines[j].startswith("```"):
+            continue
+        k = j + 1
+        while k < len(lines) and not lines[k].startswith("```"):
+            k += 1
+        parts.append([(j + 2, lines[j + 1:k])])
+    return parts
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--markdown":
+        with open(argv[2], encoding="utf-8") as f:
+            parts = markdown_parts(f.read())
+        if not parts:
+            sys.stderr.write("%s: no fenced block after a '<!-- snippet: NAME -->' line\n" % argv[2])
+            return 1
+        with open(argv[3] + ".tmp", "w", encoding="utf-8") as f:
+            f.write(render(parts, os.path.basename(argv[2])))
+        os.replace(argv[3] + ".tmp", argv[3])
+        return 0
     if len(argv) != 3:
         sys.stderr.write("usage: %s warpred/HEADER OUT.inc\n" % argv[0])
         return 2

@@ -51,9 +51,9 @@ if [ -n "${needs_gpu:-}" ] && [ -n "$probe" ]; then
 fi
 
 if [ $samples_mode -eq 1 ] && [ $gpu_ok -eq 0 ]; then
-    n=0
-    for item in "$@"; do case "$item" in gpu:*) n=$((n + 1)) ;; esac; done
-    echo "no usable GPU here ($gpu_why): $n sample(s) were built, not run."
+    n=0 py=0
+    for item in "$@"; do case "$item" in gpu:*.py) py=$((py + 1)) ;; gpu:*) n=$((n + 1)) ;; esac; done
+    echo "no usable GPU here ($gpu_why): $n sample(s) were built$([ $py -gt 0 ] && echo " and $py Python sample(s) found"), none was run."
     [ $require_gpu -eq 0 ]
     exit
 fi

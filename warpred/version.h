@@ -6,9 +6,9 @@
 */
 #ifndef WARPRED_VERSION
 #    define WARPRED_VERSION_MAJOR 0
-#    define WARPRED_VERSION_MINOR 2
+#    define WARPRED_VERSION_MINOR 3
 #    define WARPRED_VERSION_PATCH 0
-#    define WARPRED_VERSION 200
-#elif WARPRED_VERSION != 200
-#    error "warpred: headers of different versions are mixed (this is warpred/version.h 0.2.0)"
+#    define WARPRED_VERSION 300
+#elif WARPRED_VERSION != 300
+#    error "warpred: headers of different versions are mixed (this is warpred/version.h 0.3.0)"
 #endif

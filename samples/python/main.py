@@ -1,29 +1,47 @@
 #!/usr/bin/env python3
 """samples/python - warpred from Python, without writing a C++ extension project.
 
-Two routes to the same kernel, which sums an array and takes its maximum in one pass:
+The include folder comes from the Python package (pip install --no-build-isolation . in the
+repository root): warpred.get_include(). Without the package installed, the sample imports it from
+the checkout's python/ folder, whose get_include() is then the repository root.
+
+Three routes to warpred reductions:
 
   CuPy    cupy.RawModule compiles CUDA source at run time with NVRTC. The source includes the
-          warpred headers; the options pass '-I' + the repository root, and name_expressions
-          names the template instance to compile ('sum_max<256>').
+          warpred headers; the options pass '-I' + get_include(), and name_expressions names the
+          template instance to compile ('sum_max<256>').
   PyTorch torch.utils.cpp_extension.load_inline builds a small extension from a string (nvcc
           plus the host compiler, about 30 s the first time; cached afterwards), with
-          extra_include_paths=[repository root].
+          extra_include_paths=[get_include()].
+  numba   numba-cuda cannot include C++ headers in a Python kernel; it links CUDA sources. A
+          shim file (NUMBA_SHIM below) defines extern "C" __device__ functions that call
+          warpred_block_reduce<256>; numba compiles it with NVRTC (@cuda.jit(link=[path])), with
+          NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS = get_include() so that its #include resolves, and
+          the kernel calls the shim through cuda.declare_device. Numba's calling convention: the
+          function returns an int status (0) and writes its result through the first pointer.
 
-Each result is compared with the library's own (cupy.sum / cupy.max, torch.sum / torch.max) and a
-float64 reference, and the times are printed side by side (CUDA events, median after warm-up).
+The CuPy and PyTorch kernels sum an array and take its maximum in one pass; each result is
+compared with the library's own (cupy.sum / cupy.max, torch.sum / torch.max) and a float64
+reference, and the times are printed side by side (CUDA events, median after warm-up). The numba
+kernel computes per-block sums and maxima, checked against numpy per block.
 
 Run from anywhere:  python3 samples/python/main.py
 WARPRED_SAMPLE_QUICK=1 uses a small array and skips the PyTorch build (it takes ~30 s).
-Where CuPy or PyTorch is missing, the sample says so and skips that part; with neither it checks
-nothing and prints a line starting "SKIPPED:" (exit status 0: make run counts it as skipped, not
-passed). Without a usable GPU it says so and exits 1.
+Where CuPy, PyTorch or numba-cuda is missing, the sample says so ("SKIPPED: ...") and skips that
+part; with none of them it checks nothing and ends with a line starting "SKIPPED:" (exit status 0:
+make run counts it as skipped, not passed). Without a usable GPU it says so and exits 1.
 """
 import os
 import statistics
 import sys
+import tempfile
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+try:
+    import warpred
+except ImportError:  # not installed: the package in the checkout
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+    import warpred
+INCLUDE = warpred.get_include()
 QUICK = os.environ.get("WARPRED_SAMPLE_QUICK", "0") not in ("", "0")
 BLOCK = 256
 
@@ -115,7 +133,7 @@ def run_cupy(n, warmups, runs):
     try:
         import cupy as cp
     except ImportError:
-        print("CuPy is not installed (pip install cupy-cuda13x): the CuPy part was skipped, nothing checked.")
+        print("SKIPPED: CuPy is not installed (pip install cupy-cuda13x): the CuPy part checked nothing.")
         return None
     try:
         device = cp.cuda.Device(0)
@@ -124,9 +142,9 @@ def run_cupy(n, warmups, runs):
         print(f"python sample: no usable CUDA GPU ({err}), so nothing was run.")
         sys.exit(1)
     blocks = min(-(-n // BLOCK), props["multiProcessorCount"] * (props["maxThreadsPerMultiProcessor"] // BLOCK))
-    print(f"CuPy {cp.__version__} on {props['name'].decode()}: compiling with NVRTC, -I {REPO_ROOT}")
+    print(f"CuPy {cp.__version__} on {props['name'].decode()}: compiling with NVRTC, -I {INCLUDE}")
 
-    module = cp.RawModule(code=KERNEL_SOURCE, options=("-std=c++17", "-I" + REPO_ROOT),
+    module = cp.RawModule(code=KERNEL_SOURCE, options=("-std=c++17", "-I" + INCLUDE),
                           name_expressions=("sum_max<256>",))
     kernel = module.get_function("sum_max<256>")
 
@@ -160,13 +178,13 @@ def run_cupy(n, warmups, runs):
 def run_torch(n, warmups, runs):
     """Returns (ok, rows of timing) or None when PyTorch is missing or skipped."""
     if QUICK:
-        print("PyTorch part skipped under WARPRED_SAMPLE_QUICK=1 (load_inline takes ~30 s to build).")
+        print("SKIPPED: the PyTorch part under WARPRED_SAMPLE_QUICK=1 (load_inline takes ~30 s to build).")
         return None
     try:
         import torch
         from torch.utils.cpp_extension import load_inline
     except ImportError:
-        print("PyTorch is not installed: the PyTorch part was skipped, nothing checked.")
+        print("SKIPPED: PyTorch is not installed: the PyTorch part checked nothing.")
         return None
     if not torch.cuda.is_available():
         print("python sample: PyTorch sees no usable CUDA GPU, so nothing was run.")
@@ -176,7 +194,7 @@ def run_torch(n, warmups, runs):
     blocks = min(-(-n // BLOCK), props.multi_processor_count * per_sm)
     print(f"\nPyTorch {torch.__version__} on {props.name}: building with load_inline (about 30 s the first time)")
     ext = load_inline(name="warpred_sample_sum_max", cpp_sources=[TORCH_CPP], cuda_sources=[TORCH_CUDA],
-                      functions=["warpred_sum_max"], extra_include_paths=[REPO_ROOT],
+                      functions=["warpred_sum_max"], extra_include_paths=[INCLUDE],
                       extra_cuda_cflags=["-O2"], verbose=False)  # the C++ standard: PyTorch's own
 
     gen = torch.Generator(device="cuda").manual_seed(2024)
@@ -208,14 +226,99 @@ def run_torch(n, warmups, runs):
     return ok, [("warpred sum+max, one kernel (torch)", t_warpred), ("torch.sum + torch.max", t_torch)]
 
 
+# The numba route's shim: extern "C" __device__ functions in numba's calling convention (int
+# status, result through the first pointer), each a block reduction of 256 threads. numba compiles
+# this file with NVRTC and links it with the Python kernel; every thread of the block calls them.
+NUMBA_SHIM = r"""
+#include <warpred/block_reduce.cuh>
+
+extern "C" __device__ int warpred_numba_block_sum(float *result, float v)
+{
+    *result = warpred_block_allreduce<256>(v, warpred_op_sum());
+    return 0;
+}
+
+extern "C" __device__ int warpred_numba_block_max(float *result, float v)
+{
+    *result = warpred_block_allreduce<256>(v, warpred_op_max());   /* IEEE maximum: NaN wins, -0 < +0 */
+    return 0;
+}
+"""
+
+
+def run_numba(n):
+    """Returns (ok, []) or None when numba-cuda is missing. Per-block sums and maxima of a float32
+    array from a numba kernel that calls warpred through the shim, checked against numpy."""
+    os.environ["NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS"] = INCLUDE  # read when numba-cuda loads NVRTC
+    try:
+        import numpy as np
+        from numba import cuda
+    except ImportError:
+        print("SKIPPED: numba-cuda is not installed (pip install numba-cuda[cu13]): the numba part checked nothing.")
+        return None
+    try:
+        from numba.cuda import config as numba_config
+    except ImportError:
+        from numba import config as numba_config
+    if hasattr(numba_config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS"):  # when numba was imported earlier
+        numba_config.CUDA_NVRTC_EXTRA_SEARCH_PATHS = INCLUDE
+    if not cuda.is_available():
+        print("python sample: numba sees no usable CUDA GPU, so nothing was run.")
+        sys.exit(1)
+    shim = os.path.join(tempfile.mkdtemp(prefix="warpred_numba_"), "warpred_shim.cu")
+    with open(shim, "w", encoding="utf-8") as f:
+        f.write(NUMBA_SHIM)
+    block_sum = cuda.declare_device("warpred_numba_block_sum", "float32(float32)")
+    block_max = cuda.declare_device("warpred_numba_block_max", "float32(float32)")
+
+    @cuda.jit(link=[shim])
+    def sums_and_maxima(x, sums, maxima):
+        i = cuda.grid(1)
+        v_sum = x[i] if i < x.size else np.float32(0)
+        v_max = x[i] if i < x.size else np.float32(-np.inf)
+        s = block_sum(v_sum)
+        m = block_max(v_max)
+        if cuda.threadIdx.x == 0:
+            sums[cuda.blockIdx.x] = s
+            maxima[cuda.blockIdx.x] = m
+
+    name = cuda.get_current_device().name
+    name = name.decode() if isinstance(name, bytes) else name
+    print(f"\nnumba-cuda on {name}: linking a shim compiled by NVRTC, -I {INCLUDE}")
+    rng = np.random.default_rng(2024)
+    x = rng.random(n, dtype=np.float32)
+    x[n // 3] = np.float32(-0.0)
+    blocks = -(-n // BLOCK)
+    d_x = cuda.to_device(x)
+    d_sums = cuda.device_array(blocks, dtype=np.float32)
+    d_maxima = cuda.device_array(blocks, dtype=np.float32)
+    sums_and_maxima[blocks, BLOCK](d_x, d_sums, d_maxima)
+    sums, maxima = d_sums.copy_to_host(), d_maxima.copy_to_host()
+    padded = np.zeros(blocks * BLOCK, dtype=np.float64)
+    padded[:n] = x
+    ref_sums = padded.reshape(blocks, BLOCK).sum(axis=1)
+    padded_max = np.full(blocks * BLOCK, -np.inf, dtype=np.float32)
+    padded_max[:n] = x
+    ref_max = padded_max.reshape(blocks, BLOCK).max(axis=1)
+    # a float sum of 256 non-negative values: within 2 * 256 * 2^-24 of the exact sum (relative)
+    tol = 2.0 * BLOCK * 2.0 ** -24
+    sum_err = float(np.max(np.abs(sums - ref_sums) / np.maximum(ref_sums, 1e-30)))
+    ok = sum_err <= tol and bool(np.array_equal(maxima, ref_max))
+    print(f"  n = {n}, {blocks} blocks of {BLOCK}: largest relative error of a block sum {sum_err:.1e} "
+          f"(bound {tol:.1e}), block maxima {'exact' if np.array_equal(maxima, ref_max) else 'WRONG'}   "
+          f"{'ok' if ok else 'WRONG'}")
+    return ok, []
+
+
 def main():
     n = (1 << 14) + 3 if QUICK else (1 << 26) + 3
     warmups, runs = (1, 3) if QUICK else (3, 21)
-    results = [r for r in (run_cupy(n, warmups, runs), run_torch(n, warmups, runs)) if r is not None]
+    results = [r for r in (run_cupy(n, warmups, runs), run_torch(n, warmups, runs), run_numba(n)) if r is not None]
     if not results:
-        print("SKIPPED: neither CuPy nor PyTorch ran here, so nothing was checked (this is not a pass).")
+        print("SKIPPED: none of CuPy, PyTorch and numba-cuda ran here, so nothing was checked (this is not a pass).")
         return 0
-    print(f"\n{'n = ' + str(n) + ' floats, median of ' + str(runs) + ' runs':<40} {'time us':>10} {'GB/s':>8}")
+    if any(rows for _, rows in results):
+        print(f"\n{'n = ' + str(n) + ' floats, median of ' + str(runs) + ' runs':<40} {'time us':>10} {'GB/s':>8}")
     for ok, rows in results:
         for name, ms in rows:
             print(f"{name:<40} {ms * 1000:10.1f} {n * 4 / (ms * 1e6):8.0f}")
