@@ -1,0 +1,595 @@
+/* samples/common/row_kernels.cuh - forward row-wise kernels built on warpred/row_reduce.cuh: softmax,
+   LayerNorm, RMSNorm and cross-entropy, float or bfloat16 in and out, float arithmetic inside, and
+   the host functions that pick a kernel from the row length. Shared by samples/softmax,
+   samples/layernorm, samples/cross_entropy, bench/bench_rows.cu and bench/rows_vs_torch.py (which
+   loads it into PyTorch). Not part of the library: names start with rk_.
+
+   WHERE A ROW LIVES (len = row length; float and bfloat16 alike, values held as floats)
+       len <= 32 .. 256       a segment of 4, 8, 16 or 32 lanes (8 values each), 8..64 rows a block
+       len <= 512, 1024       a warp, 16 or 32 values a lane, 8 rows a block
+       len <= 2048 .. 16384   a block of 128, 256, 512, 512 threads, 16 or 32 values a thread
+       len <= 262144          a cluster of ceil(len / 16384) blocks of 512 threads x 32 values (sm_90;
+                              16 blocks need the non-portable cluster size, allowed on H100/H200)
+       longer (or no clusters)  streamed: a cluster of 16 (else 8, else 1) blocks of 512 threads
+                              per row reads the row once for its statistics and once more for the
+                              output (the second pass walks backwards, so it starts with what the
+                              L2 cache holds last); cross-entropy needs no second pass.
+   (warpred_row_policy's table, which these dispatchers follow.)
+
+   THE KERNELS (each a template over the layout L and the element type T)
+     softmax      y = exp(x - max) / sum exp(x - max). From registers: two reductions, the max then
+                  the sum (the row is already on chip, so the second costs no memory traffic).
+                  Streamed: the online (max, sum) pair of op_softmax.cuh, so that one pass gives
+                  both (two reductions would need a third pass over memory).
+                  A row of only -inf gives zeros (no probability mass; torch gives NaN); NaN in a
+                  row gives NaN everywhere in it.
+     layernorm    y = (x - mean) / sqrt(var + eps) * w + b, var the population variance. From
+                  registers: the mean, then the sum of squared deviations from it (exact two-pass,
+                  free once the row is in registers). Streamed: sums of x - x[0] and its square
+                  (shifted by the row's first value, which keeps the cancellation small).
+     rmsnorm      y = x / sqrt(mean(x^2) + eps) * w.
+     cross-entropy  loss[row] = logsumexp(x) - x[target]; argmax[row] = the first index of the
+                  largest logit (NaN ignored). From registers: the argmax pair (value, index) as
+                  the max, then the sum. Streamed: one pass, the online pair and the argmax pair.
+                  The mean over rows: warpred_device_transform_reduce (the same bits every run).
+                  A target logit of -inf gives +inf (a row of only -inf too); a target outside
+                  [0, len) gives NaN and reads nothing.
+   exp is exp2f of x * log2(e) - max * log2(e) (one FFMA and one MUFU.EX2 an element).
+
+   HOST (each returns the first CUDA error, or cudaSuccess; T is float or __nv_bfloat16)
+     rk_softmax(x, y, rows, len, stream)
+     rk_layernorm(x, w, b, y, rows, len, eps, stream)
+     rk_rmsnorm(x, w, y, rows, len, eps, stream)
+     rk_cross_entropy(x, targets, loss, argmax, rows, len, plan, mean, stream)   mean may be NULL
+     rk_last_where                  a short text: where the last launch put its rows ("warp x 32",
+                                    "cluster of 4 x 512", ...), for tables
+   x, y: rows * len elements, row r at x + r * len (any len >= 1; 16-byte loads where a row starts
+   on a 16-byte boundary). */
+#ifndef RK_ROW_KERNELS_CUH
+#define RK_ROW_KERNELS_CUH
+
+#include <stdio.h>
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#include <warpred/row_reduce.cuh>
+#include <warpred/op_softmax.cuh>
+#include <warpred/op_argminmax.cuh>
+#include <warpred/device_reduce.cuh>
+
+#define RK_LOG2E 1.4426950408889634f
+
+/* The layouts: warpred_row_policy for the table's lengths; streamed rows: 512 threads, chunks of
+   PER_THREAD values (all loads of a chunk in flight together), clusters of up to 16 blocks. */
+template <typename T, long long MaxLen> using rk_regs = typename warpred_row_policy<T, MaxLen>::layout;
+template <typename T> struct rk_stream : warpred_row_layout<T, 512, 32, 16> {};      /* sm_90+ */
+template <typename T> struct rk_stream_block : warpred_row_layout<T, 512, 32, 1> {}; /* no clusters */
+template <class L> struct rk_streamed {
+    enum { value = 0 };
+};
+template <typename T> struct rk_streamed<rk_stream<T> > {
+    enum { value = 1 };
+};
+template <typename T> struct rk_streamed<rk_stream_block<T> > {
+    enum { value = 1 };
+};
+enum { RK_BLOCK_MAX = 16384, RK_CLUSTER_MAX = 262144 };
+
+/* A kernel whose layout needs clusters compiles to nothing for archs without them; the host launches
+   it only where clusters exist. */
+#define RK_CLUSTER_GUARD(L)                                  \
+    if constexpr (L::CLUSTER > 1 && !WARPRED_HAS_CLUSTERS) { \
+        return;                                              \
+    } else
+
+__device__ __forceinline__ float rk_shift(float m) { return m == -INFINITY ? 0.0f : m * RK_LOG2E; }
+
+/* =========================================== softmax =========================================== */
+
+template <class L, typename T>
+__global__ void __launch_bounds__(L::BLOCK) rk_softmax_regs(const T *x, T *y, long long rows, int len)
+{
+    RK_CLUSTER_GUARD(L)
+    {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        float v[L::PER_THREAD];
+        warpred_row_load<L>(x + row * len, len, v, -INFINITY);
+        float m = -INFINITY;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) m = fmaxf(m, v[i]);
+        m = warpred_row_allreduce<L>(m, warpred_op_max());
+        const float ms = rk_shift(m);
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) {
+            v[i] = exp2f(fmaf(v[i], RK_LOG2E, -ms));
+            s += v[i];
+        }
+        s = warpred_row_allreduce<L>(s, warpred_op_sum());
+        const float inv = s > 0.0f ? 1.0f / s : (s == 0.0f ? 0.0f : s); /* all -inf: 0; NaN stays */
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) v[i] *= inv;
+        warpred_row_store<L>(y + row * len, len, v);
+    }
+}
+
+/* The chunks of a streamed row: vectors j = c * VECS + u of each thread, c = 0 .. chunks - 1. */
+template <class L> __device__ __forceinline__ int rk_chunks(int len)
+{
+    const long long vectors = ((long long)len + L::VEC - 1) / L::VEC;
+    const long long per_chunk = (long long)warpred_row_threads<L>() * L::VECS;
+    return (int)((vectors + per_chunk - 1) / per_chunk);
+}
+
+template <class L, typename T>
+__global__ void __launch_bounds__(L::BLOCK) rk_softmax_stream(const T *x, T *y, long long rows, int len)
+{
+    RK_CLUSTER_GUARD(L)
+    {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        const T *in = x + row * len;
+        const int chunks = rk_chunks<L>(len);
+        float m = -INFINITY, s = 0.0f;
+        for (int c = 0; c < chunks; c++) {
+            float v[L::PER_THREAD];
+#pragma unroll
+            for (int u = 0; u < L::VECS; u++)
+                warpred_row_load_vector<L>(in, len, c * L::VECS + u,
+                                           *reinterpret_cast<float(*)[L::VEC]>(v + u * L::VEC), -INFINITY);
+            float cm = m;
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) cm = fmaxf(cm, v[i]);
+            if (cm > m) { /* rescale the sum once a chunk (m = -inf: s is 0, and stays 0) */
+                s *= exp2f((m - cm) * RK_LOG2E);
+                m = cm;
+            }
+            const float ms = rk_shift(m);
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) s += exp2f(fmaf(v[i], RK_LOG2E, -ms));
+        }
+        warpred_softmax<float> p;
+        p.max = m;
+        p.sum = s;
+        p = warpred_row_allreduce<L>(p, warpred_op_softmax());
+        const float ms = rk_shift(p.max);
+        const float inv = p.sum > 0.0f ? 1.0f / p.sum : (p.sum == 0.0f ? 0.0f : p.sum);
+        T *out = y + row * len;
+        for (int c = chunks - 1; c >= 0; c--) { /* backwards: the last chunks read are likeliest in L2 */
+#pragma unroll
+            for (int u = 0; u < L::VECS; u++) {
+                float q[L::VEC];
+                warpred_row_load_vector<L>(in, len, c * L::VECS + u, q, 0.0f);
+#pragma unroll
+                for (int k = 0; k < L::VEC; k++) q[k] = exp2f(fmaf(q[k], RK_LOG2E, -ms)) * inv;
+                warpred_row_store_vector<L>(out, len, c * L::VECS + u, q);
+            }
+        }
+    }
+}
+
+/* ========================================== layernorm ========================================== */
+
+/* out[k] = (v[k] - mean) * rstd * w + b for vector j (bias NULL: RMSNorm, mean 0). */
+template <class L, typename T>
+__device__ __forceinline__ void rk_norm_vector(float (&q)[L::VEC], const T *w, const T *b, int len, int j, float mean,
+                                               float rstd)
+{
+    float wq[L::VEC], bq[L::VEC];
+    warpred_row_load_vector<L>(w, len, j, wq, 0.0f);
+    if (b) warpred_row_load_vector<L>(b, len, j, bq, 0.0f);
+#pragma unroll
+    for (int k = 0; k < L::VEC; k++) q[k] = (q[k] - mean) * rstd * wq[k] + (b ? bq[k] : 0.0f);
+}
+
+template <class L, typename T>
+__global__ void __launch_bounds__(L::BLOCK)
+    rk_layernorm_regs(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps)
+{
+    RK_CLUSTER_GUARD(L)
+    {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        float v[L::PER_THREAD];
+        warpred_row_load<L>(x + row * len, len, v, 0.0f);
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) s += v[i];
+        const float mean = warpred_row_allreduce<L>(s, warpred_op_sum()) / (float)len;
+        float d2 = 0.0f;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) {
+            const float d = warpred_row_elem<L>(i) < len ? v[i] - mean : 0.0f;
+            d2 = fmaf(d, d, d2);
+        }
+        const float var = warpred_row_allreduce<L>(d2, warpred_op_sum()) / (float)len;
+        const float rstd = rsqrtf(var + eps);
+        T *out = y + row * len;
+#pragma unroll
+        for (int j = 0; j < L::VECS; j++) {
+            float *q = v + j * L::VEC;
+            rk_norm_vector<L>(*reinterpret_cast<float(*)[L::VEC]>(q), w, b, len, j, mean, rstd);
+            warpred_row_store_vector<L>(out, len, j, *reinterpret_cast<float(*)[L::VEC]>(q));
+        }
+    }
+}
+
+template <class L, typename T>
+__global__ void __launch_bounds__(L::BLOCK)
+    rk_rmsnorm_regs(const T *x, const T *w, T *y, long long rows, int len, float eps)
+{
+    RK_CLUSTER_GUARD(L)
+    {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        float v[L::PER_THREAD];
+        warpred_row_load<L>(x + row * len, len, v, 0.0f);
+        float s2 = 0.0f;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) s2 = fmaf(v[i], v[i], s2);
+        const float rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) / (float)len + eps);
+        T *out = y + row * len;
+#pragma unroll
+        for (int j = 0; j < L::VECS; j++) {
+            float *q = v + j * L::VEC;
+            rk_norm_vector<L>(*reinterpret_cast<float(*)[L::VEC]>(q), w, (const T *)NULL, len, j, 0.0f, rstd);
+            warpred_row_store_vector<L>(out, len, j, *reinterpret_cast<float(*)[L::VEC]>(q));
+        }
+    }
+}
+
+/* Streamed norms: pass 1 sums x - k and (x - k)^2 (k = x[0]; rmsnorm: k = 0 and the squares only),
+   one reduction of the pair, pass 2 (backwards) writes. */
+template <class L, typename T>
+__global__ void __launch_bounds__(L::BLOCK)
+    rk_norm_stream(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps, int center)
+{
+    RK_CLUSTER_GUARD(L)
+    {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        const T *in = x + row * len;
+        const float k = center ? warpred_xf_to<float>()(in[0], 0) : 0.0f;
+        const int chunks = rk_chunks<L>(len);
+        float2 acc = make_float2(0.0f, 0.0f);
+        for (int c = 0; c < chunks; c++) {
+            float v[L::PER_THREAD];
+#pragma unroll
+            for (int u = 0; u < L::VECS; u++) /* past the end: k, which adds nothing */
+                warpred_row_load_vector<L>(in, len, c * L::VECS + u,
+                                           *reinterpret_cast<float(*)[L::VEC]>(v + u * L::VEC), k);
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) {
+                const float d = v[i] - k;
+                acc.x += d;
+                acc.y = fmaf(d, d, acc.y);
+            }
+        }
+        acc = warpred_row_allreduce<L>(acc, warpred_op_sum()); /* member-wise */
+        const float d_mean = acc.x / (float)len;
+        const float var = center ? fmaxf(acc.y / (float)len - d_mean * d_mean, 0.0f) : acc.y / (float)len;
+        const float mean = center ? k + d_mean : 0.0f;
+        const float rstd = rsqrtf(var + eps);
+        T *out = y + row * len;
+        for (int c = chunks - 1; c >= 0; c--) {
+#pragma unroll
+            for (int u = 0; u < L::VECS; u++) {
+                float q[L::VEC];
+                warpred_row_load_vector<L>(in, len, c * L::VECS + u, q, 0.0f);
+                rk_norm_vector<L>(q, w, center ? b : (const T *)NULL, len, c * L::VECS + u, mean, rstd);
+                warpred_row_store_vector<L>(out, len, c * L::VECS + u, q);
+            }
+        }
+    }
+}
+
+/* ======================================== cross-entropy ======================================== */
+
+/* The row's result, written by the row's first thread. */
+template <typename T>
+__device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, float m, float s, int arg, float *loss,
+                                             int *argmax, long long row)
+{
+    float l;
+    if (target < 0 || target >= len) l = NAN;
+    else {
+        const float xt = warpred_xf_to<float>()(in[target], 0);
+        const float lse = m == -INFINITY ? -INFINITY : m + logf(s);
+        l = xt == -INFINITY ? INFINITY : lse - xt;
+    }
+    loss[row] = l;
+    argmax[row] = arg;
+}
+
+template <class L, typename T>
+__global__ void __launch_bounds__(L::BLOCK)
+    rk_cross_entropy_regs(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
+{
+    RK_CLUSTER_GUARD(L)
+    {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        const T *in = x + row * len;
+        float v[L::PER_THREAD];
+        warpred_row_load<L>(in, len, v, -INFINITY);
+        /* this thread's best, lowest index first (its indices rise with i); a thread past the end
+           holds (-inf, index >= len), which loses the tie to element 0 */
+        warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++)
+            if (v[i] > best.value) best = warpred_make_arg(v[i], (int)warpred_row_elem<L>(i));
+        best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
+        const float ms = rk_shift(best.value);
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) s += exp2f(fmaf(v[i], RK_LOG2E, -ms));
+        s = warpred_row_allreduce<L>(s, warpred_op_sum());
+        if (warpred_row_rank<L>() == 0)
+            rk_ce_finish(in, len, targets[row], best.value, s, best.index, loss, argmax, row);
+    }
+}
+
+template <class L, typename T>
+__global__ void __launch_bounds__(L::BLOCK)
+    rk_cross_entropy_stream(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
+{
+    RK_CLUSTER_GUARD(L)
+    {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        const T *in = x + row * len;
+        const int chunks = rk_chunks<L>(len);
+        float m = -INFINITY, s = 0.0f;
+        warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
+        for (int c = 0; c < chunks; c++) {
+            float v[L::PER_THREAD];
+#pragma unroll
+            for (int u = 0; u < L::VECS; u++)
+                warpred_row_load_vector<L>(in, len, c * L::VECS + u,
+                                           *reinterpret_cast<float(*)[L::VEC]>(v + u * L::VEC), -INFINITY);
+            float cm = m;
+#pragma unroll
+            for (int u = 0; u < L::VECS; u++) {
+                const int first = (int)warpred_row_elem<L>((c * L::VECS + u) * L::VEC);
+#pragma unroll
+                for (int k = 0; k < L::VEC; k++) {
+                    const float e = v[u * L::VEC + k];
+                    cm = fmaxf(cm, e);
+                    if (e > best.value) best = warpred_make_arg(e, first + k);
+                }
+            }
+            if (cm > m) {
+                s *= exp2f((m - cm) * RK_LOG2E);
+                m = cm;
+            }
+            const float ms = rk_shift(m);
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) s += exp2f(fmaf(v[i], RK_LOG2E, -ms));
+        }
+        warpred_softmax<float> p;
+        p.max = m;
+        p.sum = s;
+        p = warpred_row_allreduce<L>(p, warpred_op_softmax());
+        best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
+        if (warpred_row_rank<L>() == 0)
+            rk_ce_finish(in, len, targets[row], p.max, p.sum, best.index, loss, argmax, row);
+    }
+}
+
+/* ============================================ host ============================================ */
+
+/* The largest cluster (16, 8, ..., 1) with which `kernel` (blocks of `block` threads) can run on
+   this GPU, asked once per kernel: 1 without clusters (before sm_90). */
+template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block)
+{
+    static const void *known[64];
+    static int limit[64], count;
+    for (int i = 0; i < count; i++)
+        if (known[i] == (const void *)kernel) return limit[i];
+    int device = 0, major = 0, best = 1;
+    if (cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9) {
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        for (int c = 16; c >= 2 && best == 1; c /= 2) {
+            cudaLaunchAttribute attr = {};
+            attr.id = cudaLaunchAttributeClusterDimension;
+            attr.val.clusterDim.x = c;
+            attr.val.clusterDim.y = 1;
+            attr.val.clusterDim.z = 1;
+            cudaLaunchConfig_t config = {};
+            config.gridDim = dim3(c);
+            config.blockDim = dim3(block);
+            config.attrs = &attr;
+            config.numAttrs = 1;
+            int clusters = 0;
+            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) best = c;
+        }
+        cudaGetLastError(); /* a refused size is an answer, not an error for the next call */
+    }
+    if (count < 64) {
+        known[count] = (const void *)kernel;
+        limit[count++] = best;
+    }
+    return best;
+}
+
+/* Where the last launch put its rows ("warp", "cluster of 4 x 512", ...), for tables. */
+static char rk_last_where[48];
+
+template <class L> static void rk_note_where(int cluster)
+{
+    if (rk_streamed<L>::value)
+        snprintf(rk_last_where, sizeof rk_last_where, "streamed, %d x %d", cluster, (int)L::THREADS);
+    else if (L::CLUSTER > 1)
+        snprintf(rk_last_where, sizeof rk_last_where, "cluster of %d x %d", cluster, (int)L::THREADS);
+    else if (L::THREADS < 32)
+        snprintf(rk_last_where, sizeof rk_last_where, "%d lanes x %d", (int)L::THREADS, (int)L::PER_THREAD);
+    else if (L::THREADS == 32)
+        snprintf(rk_last_where, sizeof rk_last_where, "warp x %d", (int)L::PER_THREAD);
+    else
+        snprintf(rk_last_where, sizeof rk_last_where, "block of %d x %d", (int)L::THREADS, (int)L::PER_THREAD);
+}
+
+/* rows of the layout L: ceil(rows / ROWS_PER_BLOCK) blocks, or rows * cluster blocks in clusters. */
+template <class L, typename... Params, typename... Args>
+static cudaError_t rk_launch(void (*kernel)(Params...), long long rows, int cluster, cudaStream_t stream, Args... args)
+{
+    cudaLaunchAttribute attr = {};
+    cudaLaunchConfig_t config = {};
+    config.blockDim = dim3(L::BLOCK);
+    config.stream = stream;
+    const long long blocks = L::CLUSTER > 1 ? rows * cluster : (rows + L::ROWS_PER_BLOCK - 1) / L::ROWS_PER_BLOCK;
+    if (blocks < 1 || blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
+    rk_note_where<L>(cluster);
+    config.gridDim = dim3((unsigned)blocks);
+    if (L::CLUSTER > 1) {
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = (unsigned)cluster;
+        attr.val.clusterDim.y = 1;
+        attr.val.clusterDim.z = 1;
+        config.attrs = &attr;
+        config.numAttrs = 1;
+    }
+    return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+/* Calls run<L>() with the layout for rows of len: the register layouts of the table, the cluster
+   layout when the GPU runs a large enough cluster, else the streamed one. */
+template <typename T, class Run> static cudaError_t rk_by_length(int len, Run run)
+{
+    if (len <= 32) return run.template go<rk_regs<T, 32> >(1);
+    if (len <= 64) return run.template go<rk_regs<T, 64> >(1);
+    if (len <= 128) return run.template go<rk_regs<T, 128> >(1);
+    if (len <= 256) return run.template go<rk_regs<T, 256> >(1);
+    if (len <= 512) return run.template go<rk_regs<T, 512> >(1);
+    if (len <= 1024) return run.template go<rk_regs<T, 1024> >(1);
+    if (len <= 2048) return run.template go<rk_regs<T, 2048> >(1);
+    if (len <= 4096) return run.template go<rk_regs<T, 4096> >(1);
+    if (len <= 8192) return run.template go<rk_regs<T, 8192> >(1);
+    if (len <= RK_BLOCK_MAX) return run.template go<rk_regs<T, RK_BLOCK_MAX> >(1);
+    if (len <= RK_CLUSTER_MAX) {
+        const int need = (len + RK_BLOCK_MAX - 1) / RK_BLOCK_MAX;
+        if (run.template limit<rk_regs<T, RK_CLUSTER_MAX> >() >= need)
+            return run.template go<rk_regs<T, RK_CLUSTER_MAX> >(need);
+    }
+    const int cluster = run.template limit<rk_stream<T> >();
+    if (cluster > 1) return run.template go<rk_stream<T> >(cluster);
+    return run.template go<rk_stream_block<T> >(1);
+}
+
+/* The kernel of each op for a layout: register kernels for the table's layouts, streamed ones for
+   rk_stream and rk_stream_block. */
+
+template <typename T> struct rk_softmax_run {
+    const T *x;
+    T *y;
+    long long rows;
+    int len;
+    cudaStream_t stream;
+    template <class L> static void (*kernel(void))(const T *, T *, long long, int)
+    {
+        if constexpr (rk_streamed<L>::value) return rk_softmax_stream<L, T>;
+        else
+            return rk_softmax_regs<L, T>;
+    }
+    template <class L> int limit(void) const { return rk_cluster_limit(kernel<L>(), L::BLOCK); }
+    template <class L> cudaError_t go(int cluster) const
+    {
+        return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, y, rows, len);
+    }
+};
+
+template <typename T> struct rk_norm_run {
+    const T *x, *w, *b;
+    T *y;
+    long long rows;
+    int len;
+    float eps;
+    int center; /* 1: layernorm, 0: rmsnorm */
+    cudaStream_t stream;
+    template <class L> int limit(void) const
+    {
+        if constexpr (rk_streamed<L>::value) return rk_cluster_limit(rk_norm_stream<L, T>, L::BLOCK);
+        else
+            return center ? rk_cluster_limit(rk_layernorm_regs<L, T>, L::BLOCK)
+                          : rk_cluster_limit(rk_rmsnorm_regs<L, T>, L::BLOCK);
+    }
+    template <class L> cudaError_t go(int cluster) const
+    {
+        if constexpr (rk_streamed<L>::value)
+            return rk_launch<L>(rk_norm_stream<L, T>, rows, cluster, stream, x, w, b, y, rows, len, eps, center);
+        else if (center)
+            return rk_launch<L>(rk_layernorm_regs<L, T>, rows, cluster, stream, x, w, b, y, rows, len, eps);
+        return rk_launch<L>(rk_rmsnorm_regs<L, T>, rows, cluster, stream, x, w, y, rows, len, eps);
+    }
+};
+
+template <typename T> struct rk_ce_run {
+    const T *x;
+    const int *targets;
+    float *loss;
+    int *argmax;
+    long long rows;
+    int len;
+    cudaStream_t stream;
+    template <class L> static void (*kernel(void))(const T *, const int *, float *, int *, long long, int)
+    {
+        if constexpr (rk_streamed<L>::value) return rk_cross_entropy_stream<L, T>;
+        else
+            return rk_cross_entropy_regs<L, T>;
+    }
+    template <class L> int limit(void) const { return rk_cluster_limit(kernel<L>(), L::BLOCK); }
+    template <class L> cudaError_t go(int cluster) const
+    {
+        return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, targets, loss, argmax, rows, len);
+    }
+};
+
+template <typename T> static cudaError_t rk_check_shape(const T *x, long long rows, int len)
+{
+    return x == NULL || rows < 1 || len < 1 ? cudaErrorInvalidValue : cudaSuccess;
+}
+
+template <typename T> static cudaError_t rk_softmax(const T *x, T *y, long long rows, int len, cudaStream_t stream)
+{
+    if (rk_check_shape(x, rows, len) != cudaSuccess || y == NULL) return cudaErrorInvalidValue;
+    const rk_softmax_run<T> run = {x, y, rows, len, stream};
+    return rk_by_length<T>(len, run);
+}
+
+template <typename T>
+static cudaError_t rk_layernorm(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps,
+                                cudaStream_t stream)
+{
+    if (rk_check_shape(x, rows, len) != cudaSuccess || !w || !b || !y) return cudaErrorInvalidValue;
+    const rk_norm_run<T> run = {x, w, b, y, rows, len, eps, 1, stream};
+    return rk_by_length<T>(len, run);
+}
+
+template <typename T>
+static cudaError_t rk_rmsnorm(const T *x, const T *w, T *y, long long rows, int len, float eps, cudaStream_t stream)
+{
+    if (rk_check_shape(x, rows, len) != cudaSuccess || !w || !y) return cudaErrorInvalidValue;
+    const rk_norm_run<T> run = {x, w, (const T *)NULL, y, rows, len, eps, 0, stream};
+    return rk_by_length<T>(len, run);
+}
+
+/* loss[r] * (1 / rows), summed: the mean, by warpred_device_transform_reduce (fixed order). */
+struct rk_scaled {
+    float s;
+    __device__ float operator()(float x, size_t) const { return x * s; }
+};
+
+template <typename T>
+static cudaError_t rk_cross_entropy(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len,
+                                    const warpred_device_plan *plan, float *mean, cudaStream_t stream)
+{
+    if (rk_check_shape(x, rows, len) != cudaSuccess || !targets || !loss || !argmax) return cudaErrorInvalidValue;
+    const rk_ce_run<T> run = {x, targets, loss, argmax, rows, len, stream};
+    cudaError_t err = rk_by_length<T>(len, run);
+    if (err != cudaSuccess || mean == NULL) return err;
+    const rk_scaled scale = {(float)(1.0 / (double)rows)};
+    return warpred_device_transform_reduce(plan, loss, (size_t)rows, mean, warpred_op_sum(), scale, stream);
+}
+
+#endif /* RK_ROW_KERNELS_CUH */
