@@ -171,6 +171,31 @@ static const char *const wt_half_src = "#include <cuda_fp16.h>\n"
                                        "    b[2] = warpred_atomic_fminimum_num(b + 3, b[threadIdx.x]);\n"
                                        "}\n";
 
+/* The reproducible vector sum: its per-element functions in a kernel of one's own, and the three
+   kernels behind its host calls, for float (without the toolkit) and __nv_bfloat16 / __half (with it). */
+static const char *const wt_vector_rsum_src =
+    "#include <warpred/vector_rsum.cuh>\n"
+    "__global__ void k(const float *x, unsigned char *e, long long *s, float *out) {\n"
+    "    e[threadIdx.x] = (unsigned char)warpred_vector_rsum_exponent(x[threadIdx.x]);\n"
+    "    s[threadIdx.x] = warpred_vector_rsum_to_fixed(x[threadIdx.x], e[0]);\n"
+    "    out[threadIdx.x] = warpred_vector_rsum_value(s[threadIdx.x], e[0]);\n"
+    "}\n"
+    "template __global__ void warpred__vrsum_exponents_kernel<float, true>(warpred__vrsum_batch<float>, size_t,\n"
+    "    unsigned char *, int);\n"
+    "template __global__ void warpred__vrsum_fixed_kernel<float, false>(warpred__vrsum_batch<float>, size_t,\n"
+    "    const unsigned char *, long long *, int);\n"
+    "template __global__ void warpred__vrsum_finish_kernel<true>(const long long *, const unsigned char *, size_t,\n"
+    "    float *);\n";
+
+static const char *const wt_vector_rsum_half_src =
+    "#include <cuda_fp16.h>\n"
+    "#include <cuda_bf16.h>\n"
+    "#include <warpred/vector_rsum.cuh>\n"
+    "template __global__ void warpred__vrsum_exponents_kernel<__nv_bfloat16, true>(\n"
+    "    warpred__vrsum_batch<__nv_bfloat16>, size_t, unsigned char *, int);\n"
+    "template __global__ void warpred__vrsum_fixed_kernel<__half, true>(warpred__vrsum_batch<__half>, size_t,\n"
+    "    const unsigned char *, long long *, int);\n";
+
 /* The kernels the GPU tests run (extern "C": the driver finds them by these names). */
 static const char *const wt_run_warp_src =
     "#include <warpred/warp_reduce.cuh>\n"
@@ -309,6 +334,8 @@ WT_NVRTC_TEST(grid_reduce, wt_grid_src, 0)
 WT_NVRTC_TEST(umbrella, wt_umbrella_src, 0)
 WT_NVRTC_TEST(values, wt_values_src, 0)
 WT_NVRTC_TEST(half_types, wt_half_src, 1)
+WT_NVRTC_TEST(vector_rsum, wt_vector_rsum_src, 0)
+WT_NVRTC_TEST(vector_rsum_16bit, wt_vector_rsum_half_src, 1)
 
 static void test_nvrtc_run_kernels_compile(void **state)
 {
@@ -692,6 +719,8 @@ int main(void)
         WT_TEST(test_nvrtc_umbrella),
         WT_TEST(test_nvrtc_values),
         WT_TEST(test_nvrtc_half_types),
+        WT_TEST(test_nvrtc_vector_rsum),
+        WT_TEST(test_nvrtc_vector_rsum_16bit),
         WT_TEST(test_nvrtc_run_kernels_compile),
         WT_TEST(test_nvrtc_readme_cupy_recipe),
         WT_TEST(test_nvrtc_rejects_bad_source),

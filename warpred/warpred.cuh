@@ -26,6 +26,8 @@
      atomic_aggregate.cuh  warp-aggregated atomic increment and add
      atomic_minmax.cuh     exact atomic max/min for float, double, __half, __nv_bfloat16
      atomic_argminmax.cuh  argmin / argmax of many blocks or kernels in one 64-bit slot
+     vector_rsum.cuh       element-wise sums of several vectors with the same bits on any number
+                           of GPUs (the reproducible all-reduce of gradients)
    Each header's top comment is its manual.
 */
 #ifndef WARPRED_CUH
@@ -46,4 +48,5 @@
 #include "atomic_aggregate.cuh"
 #include "atomic_minmax.cuh"
 #include "atomic_argminmax.cuh"
+#include "vector_rsum.cuh"
 #endif /* WARPRED_CUH */
