@@ -228,7 +228,10 @@ template <class L, typename T, typename F = float> static void run_layout(int cl
         const int len = lens[i];
         if (len > cap || len < 1) continue;
         if (L::CLUSTER > 1 && cluster > 2 && len <= (cap / cluster) * (cluster - 1)) continue; /* a smaller one's */
-        long long rows = budget / len;
+        /* the per-thread outputs (rows x threads) count against the budget too: short rows of a
+           cluster layout would otherwise ask for millions of clusters and gigabytes of outputs */
+        const int threads = L::CLUSTER > 1 ? L::THREADS * cluster : L::THREADS;
+        long long rows = budget / (len > threads ? len : threads);
         if (rows < 2) rows = 2;
         if (L::ROWS_PER_BLOCK > 1 && rows % L::ROWS_PER_BLOCK == 0) rows--; /* the last block partly empty */
         for (int offset = 0; offset < 2; offset++) run_case<L, T, F>(rows, len, offset, cluster);

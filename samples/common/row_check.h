@@ -126,7 +126,10 @@ template <typename T> static long long rc_check(rc_data<T> *d, int op, double *w
             double want, tol;
             if (op == RC_SOFTMAX) {
                 want = m == -INFINITY ? 0.0 : exp(row[c] - m) / se;
-                tol = want * (RC_U * (k + 2.0 * (fabs(m) + (row[c] == -INFINITY ? 0.0 : fabs(row[c] - m)))) + o);
+                /* a row of only -inf: zeros, exactly (0 * inf would make the bound a NaN) */
+                tol = m == -INFINITY
+                          ? 0.0
+                          : want * (RC_U * (k + 2.0 * (fabs(m) + (row[c] == -INFINITY ? 0.0 : fabs(row[c] - m)))) + o);
             } else if (op == RC_LAYERNORM) {
                 want = (row[c] - mean) * rstd * w + b;
                 tol = 4.0 * k * RC_U * (fabs(w) * rstd * (fabs(row[c]) + fabs(mean) + 4.0 * sqrt(var)) + fabs(b)) +
