@@ -252,6 +252,9 @@ def run_numba(n):
     os.environ["NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS"] = INCLUDE  # read when numba-cuda loads NVRTC
     try:
         import numpy as np
+
+        if not hasattr(np, "row_stack"):  # removed in numpy 2; numba-cuda's fp16 typing still calls it
+            np.row_stack = np.vstack
         from numba import cuda
     except ImportError:
         print("SKIPPED: numba-cuda is not installed (pip install numba-cuda[cu13]): the numba part checked nothing.")
