@@ -194,7 +194,7 @@ $(BUILD)/docs_csv.ok: $(wildcard docs/*.csv docs/*/*.csv) tests/check_csv.py | $
 BENCH_DOC_INPUTS = $(wildcard docs/*.csv docs/*/*.csv docs/RUN.txt docs/*/RUN.txt) scripts/bench_doc.py
 bench-doc:
 	python3 scripts/bench_doc.py --docs docs -o docs/BENCHMARKS.md
-	python3 scripts/bench_doc.py --readmes $(FIGURE_READMES)
+	python3 scripts/bench_doc.py --readmes $(FIGURE_READMES) --pending $(FIGURES_PROSE_PENDING)
 $(BUILD)/bench_doc.ok: $(BENCH_DOC_INPUTS) $(wildcard docs/BENCHMARKS.md) | $(BUILD)
 	@python3 scripts/bench_doc.py --docs docs -o $(BUILD)/BENCHMARKS.md
 	@cmp -s $(BUILD)/BENCHMARKS.md docs/BENCHMARKS.md || { echo "docs/BENCHMARKS.md is stale: run make bench-doc"; exit 1; }

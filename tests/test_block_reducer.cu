@@ -14,6 +14,8 @@
 #include "snippets/block_reducer.inc"
 
 enum { CALLS = 1000, KINDS = 4 };
+/* Calls per kernel: fewer under the sanitizers (racecheck runs every call of every block). */
+static int wt_calls(void) { return wt_quick() ? 120 : CALLS; }
 
 /* Bitwise inequality of two values (no memcmp in device code). */
 template <typename T> __device__ __forceinline__ bool bits_differ(const T &a, const T &b)
@@ -56,14 +58,14 @@ template <int BS, typename R, typename T> __device__ __forceinline__ int one_cal
 
 /* Two reducers of one type and one of another, alive at once, called in an uneven pattern. */
 template <int BS>
-__global__ void __launch_bounds__(1024) k_mixed(const float *xf, const double *xd, int *bad, int valid)
+__global__ void __launch_bounds__(1024) k_mixed(const float *xf, const double *xd, int *bad, int valid, int calls)
 {
     WARPRED_BLOCK_REDUCER(first, float, BS);
     WARPRED_BLOCK_REDUCER(second, float, BS);
     WARPRED_BLOCK_REDUCER(wide, double, BS);
     const int g = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + warpred__block_thread_rank();
     int n = 0;
-    for (int i = 0; i < CALLS; i++) {
+    for (int i = 0; i < calls; i++) {
         n += one_call<BS>(first, i, xf[g], valid);
         if (i % 3 == 0) n += one_call<BS>(second, i + 1, xf[g] * 0.5f, valid);
         if (i % 5 != 0) n += one_call<BS>(wide, i, xd[g], valid);
@@ -75,7 +77,7 @@ __global__ void __launch_bounds__(1024) k_mixed(const float *xf, const double *x
    through the sized reducer it hands out (beside a second reducer called in its own run-time
    form), and calls after it, which must continue the alternation where the sized reducer left
    it. Every call is checked against the stateless run-time call's bits. */
-__global__ void __launch_bounds__(1024) k_with_size(const float *xf, const double *xd, int *bad, int valid)
+__global__ void __launch_bounds__(1024) k_with_size(const float *xf, const double *xd, int *bad, int valid, int calls)
 {
     WARPRED_BLOCK_REDUCER(first, float, 0);
     WARPRED_BLOCK_REDUCER(wide, double, 0);
@@ -84,13 +86,13 @@ __global__ void __launch_bounds__(1024) k_with_size(const float *xf, const doubl
     for (int i = 0; i < 7; i++) n += one_call<0>(first, i, xf[g], valid); /* an odd count: the second set is next */
     n += first.with_size([&](auto &r) {
         int m = 0;
-        for (int i = 7; i < CALLS / 2; i++) {
+        for (int i = 7; i < calls / 2; i++) {
             m += one_call<0>(r, i, xf[g], valid);
             if (i % 3 == 0) m += one_call<0>(wide, i, xd[g], valid);
         }
         return m;
     });
-    for (int i = CALLS / 2; i < CALLS / 2 + 9; i++) n += one_call<0>(first, i, xf[g], valid);
+    for (int i = calls / 2; i < calls / 2 + 9; i++) n += one_call<0>(first, i, xf[g], valid);
     if (n) atomicAdd(&bad[blockIdx.x], n);
 }
 
@@ -122,7 +124,7 @@ __global__ void __launch_bounds__(1024) k_compound(const float *xf, const int *x
     if (tid == 0) bad[blockIdx.x] = n, sums[blockIdx.x] = total;
 }
 
-static void run_mixed(const char *shape, dim3 block, void (*kernel)(const float *, const double *, int *, int),
+static void run_mixed(const char *shape, dim3 block, void (*kernel)(const float *, const double *, int *, int, int),
                       int threads, int valid)
 {
     enum { BLOCKS = 6 };
@@ -140,7 +142,7 @@ static void run_mixed(const char *shape, dim3 block, void (*kernel)(const float 
     wt_to_dev(df, hf, n * sizeof(float));
     wt_to_dev(dd, hd, n * sizeof(double));
     WT_CUDA(cudaMemset(bad, 0, BLOCKS * sizeof(int)));
-    kernel<<<BLOCKS, block>>>(df, dd, bad, valid);
+    kernel<<<BLOCKS, block>>>(df, dd, bad, valid, wt_calls());
     WT_LAUNCHED();
     int got[BLOCKS];
     wt_to_host(got, bad, sizeof got);
