@@ -43,8 +43,15 @@ figures. Placeholders: {gpu} and {date} of the run (both required in every block
 FUNC(FILE; BENCH; CASE; VARIANT; N) with FUNC one of val (the value column), us (time_us),
 min_val, max_val, min_us, max_us (over N given as A..B or *); "let X = FILE; BENCH; CASE" lines
 name the first three. N is a number or 2^k. After a colon, a Python format (.2f, .0%); without
-one, the median as the CSV wrote it. `let` lines are not rendered; every other template line is,
-as it is. A recorded program output (what a sample printed) is a file of such a folder too:
+one, the median as the CSV wrote it. A `*` in CASE or VARIANT matches any text (only `*` is
+special): a figure then takes, at each N, the one measurement whose case and variant match (more
+than one is an error), so min_val(F; rows_softmax; float32 L=*; of copy ceiling; 32..16384) spans
+cases. variant(FILE; BENCH; CASE; VARIANT; N) is the matching measurement's variant name, or what
+VARIANT's first `*` matched (variant(...; warpred (*); 64) gives "8 lanes x 8"). `let` lines are
+not rendered; a line "for n in A B C: TEXT" is rendered once per value listed (numbers or 2^k),
+with {n} in TEXT replaced by the value as written (so a Markdown table's rows can come from one
+line); every other template line is, as it is. A recorded program output (what a sample printed)
+is a file of such a folder too:
 
     <!-- output docs/samples-h100/loss.txt -->
     ```
@@ -511,7 +518,7 @@ def render(docs):
 
 
 BLOCK = re.compile(r"<!-- figures (\S+)\n(.*?)-->\n(.*?)<!-- /figures -->", re.S)
-PLACEHOLDER = re.compile(r"\{(gpu|date|(min_val|max_val|min_us|max_us|val|us|out)\(((?:[^(){}\\]|\\.|\([^(){}]*\))*)\)(?::([^{}]*))?)\}")
+PLACEHOLDER = re.compile(r"\{(gpu|date|(min_val|max_val|min_us|max_us|val|us|out|variant)\(((?:[^(){}\\]|\\.|\([^(){}]*\))*)\)(?::([^{}]*))?)\}")
 OUTPUT = re.compile(r"<!-- output (\S+) -->\n(.*?)<!-- /output -->", re.S)
 MEASURED = re.compile(
     r"(?<![\w.^/-])\d[\d,]*(?:\.\d+)?(?:-\d[\d,]*(?:\.\d+)?)?"
@@ -547,7 +554,9 @@ class Figures:
             if not os.path.isfile(path):
                 fail("%s: no file %s" % (self.where, path))
             self.csvs[name] = read_csv(path, path)
-        rows = [r for r in self.csvs[name] if r["bench"] == bench and r["case"] == case and r["variant"] == variant]
+        case_re, variant_re = glob_re(case), glob_re(variant)
+        rows = [r for r in self.csvs[name]
+                if r["bench"] == bench and case_re.fullmatch(r["case"]) and variant_re.fullmatch(r["variant"])]
         if n.strip() == "*":
             ns = sorted(set(r["n_int"] for r in rows))
         elif ".." in n:
@@ -560,6 +569,9 @@ class Figures:
             got = [r for r in rows if r["n_int"] == k]
             if not got:
                 fail("%s: no rows for %s / %s / %s / %s / n=%d in %s" % (self.where, name, bench, case, variant, k, self.folder))
+            if len(set((r["case"], r["variant"]) for r in got)) > 1:
+                fail("%s: %s / %s / %s / n=%d matches more than one measurement in %s"
+                     % (self.where, bench, case, variant, k, name))
             out.append(got)
         return out
 
@@ -572,6 +584,13 @@ class Figures:
             if not m:
                 fail("%s: /%s/ matches nothing in %s" % (self.where, args[1], args[0]))
             return format(float(m.group(1)), fmt) if fmt else m.group(1)
+        if func == "variant":
+            found = self.cells(args)
+            if len(found) != 1 or fmt:
+                fail("%s: variant(FILE; BENCH; CASE; VARIANT; N) takes one N and no format, got %s" % (self.where, "; ".join(args)))
+            name = found[0][0]["variant"]
+            m = glob_re(args[3]).fullmatch(name)
+            return m.group(1) if m.groups() else name
         field = "time_us" if func.endswith("us") else "value"
         texts = []
         for rows in self.cells(args):
@@ -588,6 +607,11 @@ class Figures:
         return format(float(text), fmt) if fmt else text
 
 
+def glob_re(pattern):
+    """A case or variant name where `*` matches any text (each `*` a group), as a regex."""
+    return re.compile("(.*?)".join(re.escape(p) for p in pattern.split("*")))
+
+
 def render_block(folder, template, where):
     figs = Figures(folder, where)
     lets, lines = {}, []
@@ -595,6 +619,12 @@ def render_block(folder, template, where):
         m = re.match(r"^let (\w+) = (.*)$", line)
         if m:
             lets[m.group(1)] = [x.strip() for x in m.group(2).split(";")]
+            continue
+        m = re.match(r"^for n in ([^:]+): (.*)$", line)
+        if m:  # one line per value, {n} replaced by it
+            for k in m.group(1).split():
+                parse_n(k, where)
+                lines.append(m.group(2).replace("{n}", k))
             continue
         lines.append(line)
     text = "\n".join(lines) + "\n"
