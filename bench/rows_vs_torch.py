@@ -209,7 +209,7 @@ def main():
     gpu = torch.cuda.get_device_name()
     print(f"{gpu}; torch {torch.__version__}; triton {triton.__version__ if triton else 'not installed'}; "
           f"{n} elements per row length, median of {reps} runs")
-    rows_out = []
+    rows_out, ratios = [], []
     header = ("| op | dtype | L | warpred us | warpred GB/s | torch us | torch GB/s | torch/warpred time "
               "| triton us | triton GB/s | triton/warpred time |")
     print(header)
@@ -264,6 +264,10 @@ def main():
                 if tri:
                     rows_out.append(["rows_torch", case, "Triton fused softmax", L, f"{us_x:.3f}", f"{gbs(us_x):.1f}",
                                      "GB/s"])
+                ratios.append(["rows_torch_ratio", case, "torch / warpred time", L, "", f"{us_t / us_w:.4f}", "ratio"])
+                if tri:
+                    ratios.append(["rows_torch_ratio", case, "Triton / warpred time", L, "", f"{us_x / us_w:.4f}",
+                                   "ratio"])
             del x, w, b, t64, t32
             torch.cuda.empty_cache()
     with open(csv_path, "w", newline="") as f:
@@ -271,7 +275,7 @@ def main():
         # the bench CSV columns (docs/BENCHMARKS.md and the README figure blocks read them)
         out.writerow(["bench", "case", "variant", "n", "time_us", "value", "unit"])
         out.writerow(["rows_torch_gpu", "GPU", gpu, 0, "", 0, "-"])
-        out.writerows(rows_out)
+        out.writerows(rows_out + ratios)
     print(f"CSV: {csv_path}")
     return 0
 
