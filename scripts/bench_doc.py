@@ -60,10 +60,16 @@ is a file of such a folder too:
     <!-- /output -->
 
 and out(FILE; REGEX) in a figure block of that folder is the first group of REGEX's first match
-in FILE. Outside the blocks a README may quote no measured figure (a time, a rate, a ratio such
-as 1.3x or a percentage): --check-readmes reports each one it finds.
+in FILE; min_out(FILE; REGEX) and max_out(FILE; REGEX) the least and the greatest first group over
+all of REGEX's matches. A line "let NAME = FUNC(...)" (FUNC one of val, us, min_val, max_val,
+min_us, max_us, out, min_out, max_out) names that figure's number, and calc(EXPR) is the value of
+EXPR: numbers, such names, + - * /, parentheses, min(...) and max(...) (a ratio of two figures:
+{calc(a / b):.1f}x; without a format, as %g writes it). Outside the blocks a README may quote no
+measured figure (a time, a rate, a ratio such as 1.3x or a percentage): --check-readmes reports
+each one it finds.
 """
 import argparse
+import ast
 import csv
 import os
 import re
@@ -518,7 +524,7 @@ def render(docs):
 
 
 BLOCK = re.compile(r"<!-- figures (\S+)\n(.*?)-->\n(.*?)<!-- /figures -->", re.S)
-PLACEHOLDER = re.compile(r"\{(gpu|date|(min_val|max_val|min_us|max_us|val|us|out|variant)\(((?:[^(){}\\]|\\.|\([^(){}]*\))*)\)(?::([^{}]*))?)\}")
+PLACEHOLDER = re.compile(r"\{(gpu|date|(min_val|max_val|min_us|max_us|val|us|min_out|max_out|out|calc|variant)\(((?:[^(){}\\]|\\.|\([^(){}]*\))*)\)(?::([^{}]*))?)\}")
 OUTPUT = re.compile(r"<!-- output (\S+) -->\n(.*?)<!-- /output -->", re.S)
 MEASURED = re.compile(
     r"(?<![\w.^/-])\d[\d,]*(?:\.\d+)?(?:-\d[\d,]*(?:\.\d+)?)?"
@@ -576,14 +582,15 @@ class Figures:
         return out
 
     def value(self, func, args, fmt):
-        if func == "out":
+        if func in ("out", "min_out", "max_out"):
             if len(args) != 2:
-                fail("%s: out(FILE; REGEX), got %s" % (self.where, "; ".join(args)))
+                fail("%s: %s(FILE; REGEX), got %s" % (self.where, func, "; ".join(args)))
             with open(os.path.join(self.folder, args[0]), encoding="utf-8") as f:
-                m = re.search(args[1], f.read(), re.M)
-            if not m:
+                found = [m.group(1) for m in re.finditer(args[1], f.read(), re.M)]
+            if not found:
                 fail("%s: /%s/ matches nothing in %s" % (self.where, args[1], args[0]))
-            return format(float(m.group(1)), fmt) if fmt else m.group(1)
+            text = found[0] if func == "out" else (min if func == "min_out" else max)(found, key=float)
+            return format(float(text), fmt) if fmt else text
         if func == "variant":
             found = self.cells(args)
             if len(found) != 1 or fmt:
@@ -612,12 +619,48 @@ def glob_re(pattern):
     return re.compile("(.*?)".join(re.escape(p) for p in pattern.split("*")))
 
 
+CALC_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+            ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+
+
+def calc(expr, names, where):
+    """The value of EXPR: numbers, names from NAMES, + - * /, parentheses, min(...) and max(...)."""
+    def ev(node):
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in names:
+            return names[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in CALC_OPS:
+            return CALC_OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max")
+                and node.args and not node.keywords):
+            return (min if node.func.id == "min" else max)(ev(a) for a in node.args)
+        fail("%s: calc(%s): '%s' is not a number, a let name, + - * /, min or max" % (where, expr, ast.unparse(node)))
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError:
+        fail("%s: calc(%s) is not an expression" % (where, expr))
+    try:
+        return ev(tree.body)
+    except ZeroDivisionError:
+        fail("%s: calc(%s) divides by zero" % (where, expr))
+
+
 def render_block(folder, template, where):
     figs = Figures(folder, where)
-    lets, lines = {}, []
+    lets, names, lines = {}, {}, []
     for line in template.split("\n")[:-1] if template.endswith("\n") else template.split("\n"):
         m = re.match(r"^let (\w+) = (.*)$", line)
         if m:
+            f = re.fullmatch(r"(min_val|max_val|min_us|max_us|val|us|min_out|max_out|out)\((.*)\)", m.group(2).strip())
+            if f:  # a named figure for calc()
+                args = [x.strip() for x in f.group(2).split(";")]
+                if args and args[0] in lets:
+                    args = lets[args[0]] + args[1:]
+                names[m.group(1)] = float(figs.value(f.group(1), args, None))
+                continue
             lets[m.group(1)] = [x.strip() for x in m.group(2).split(";")]
             continue
         m = re.match(r"^for n in ([^:]+): (.*)$", line)
@@ -634,6 +677,9 @@ def render_block(folder, template, where):
     def sub(m):
         if m.group(1) in ("gpu", "date"):
             return figs.run["gpu"].split(" (")[0] if m.group(1) == "gpu" else figs.run["date"]
+        if m.group(2) == "calc":
+            value = calc(m.group(3), names, where)
+            return format(value, m.group(4)) if m.group(4) else "%g" % value
         args = [x.strip() for x in m.group(3).split(";")]
         if args and args[0] in lets:
             args = lets[args[0]] + args[1:]
