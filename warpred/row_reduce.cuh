@@ -20,6 +20,10 @@
      warpred_row_load_vector<Layout>(row, len, j, q, fill)  vector j of the thread alone (VEC values)
      warpred_row_store<Layout>(row, len, v)         the registers back into row[0..len)
      warpred_row_store_vector<Layout>(row, len, j, q)  vector j of the thread alone
+     warpred_row_load_packed<Layout>(row, len, p, fill)  the same elements kept as loaded: p[VECS]
+                                      holds the 16-byte vectors (uint4), fill rounded to T
+     warpred_row_unpack<Layout>(p, i) value i of a packed row as float (warpred_row_unpack<Layout,
+                                      double> for double): for rows of 2-byte T, half the registers
      warpred_row_elem<Layout>(i)      the element index that register i (0..PER_THREAD-1) holds (i may
                                       go on past PER_THREAD: vector i / VEC, for a loop over a row
                                       longer than the registers hold)
@@ -71,12 +75,18 @@
 
    POLICY  warpred_row_policy<T, MaxLen>::layout (PER_THREAD is a multiple of VEC for every T of
    16 bytes or less: float, double, __half, __nv_bfloat16):
-       MaxLen <=      32      64     128     256     512    1024    2048    4096    8192   16384
-       THREADS         4       8      16      32      32      32     128     256     512     512
-       PER_THREAD      8       8       8       8      16      32      16      16      16      32
+       MaxLen <=      16      32      64     128     256     512    1024    2048    4096    8192   16384
+       THREADS         2       4       8      16      32      32      32     128     256     512     512
+       PER_THREAD      8       8       8       8       8      16      32      16      16      16      32
      and beyond: THREADS 512, PER_THREAD 32, CLUSTER ceil(MaxLen / 16384) rounded up to 2, 4, 8 or
      16 (MaxLen <= 262144; more does not fit in registers: a static_assert). Registers: PER_THREAD
      values of F per thread (32 floats at most) plus the kernel's own.
+   warpred_row_policy<T, MaxLen>::packed is the layout for rows held packed: the same table read in
+     bytes, so that a thread holds as many bytes as a float row's thread would (for T of 1 or 2
+     bytes: the float row of MaxLen * sizeof(T) / 4 values, with 4 / sizeof(T) times its PER_THREAD;
+     for larger T, layout itself). A bfloat16 row of 2048 is a warp x 64 values in 32 registers; of
+     262144 a cluster of 8 blocks of 512 x 64. Short rows of 2-byte T then pay half the per-row
+     work per element, and long ones keep as many bytes in flight as float rows do.
 
    SEMANTICS
      - warpred_row_load: v[i] = row[warpred_row_elem(i)] converted to F (warpred_xf_to<F>), or fill
@@ -86,8 +96,15 @@
        the fill is what the tail reduces as: the operation's identity (0 for sums, -inf for max).
      - warpred_row_store: the same indices, values rounded to T (round to nearest); nothing is
        written at or past len.
+     - warpred_row_load_packed: the same elements and the same accesses as warpred_row_load, kept
+       as T (a 16-byte vector per uint4, element k of vector j at bytes k * sizeof(T)); fill, rounded
+       to T, where there is no element. warpred_row_unpack(p, i) is then exactly the value that
+       warpred_row_load would have put in v[i] (the same fill where fill is a value of T, such as 0
+       or -inf). Unpack where the value is used: the conversion of a bfloat16 or a half is one
+       instruction, cheaper than the registers a float copy of the row would take.
      - warpred_row_allreduce<Layout>(x, op): every thread of the row gets op over the x of all the
-       row's threads, the same bits in each (the order of the layer used: warp_reduce.cuh's
+       row's threads, the same bits in each (a NaN result is NaN in each, its sign and payload
+       may differ: double NaNs keep an input's) (the order of the layer used: warp_reduce.cuh's
        butterfly for THREADS <= 32, block_reduce.cuh's and cluster_reduce.cuh's ORDER otherwise).
        Any operation and value those layers take (scalars, pairs, warpred_softmax, warpred_welford,
        warpred_arg, structs). Calls may follow each other with no barrier of yours.
@@ -145,7 +162,14 @@ template <typename T, int Threads, int PerThread, int Cluster = 1> struct warpre
 
 __host__ __device__ constexpr int warpred__row_threads(long long n)
 {
-    return n <= 32 ? 4 : n <= 64 ? 8 : n <= 128 ? 16 : n <= 1024 ? 32 : n <= 2048 ? 128 : n <= 4096 ? 256 : 512;
+    return n <= 16     ? 2
+           : n <= 32   ? 4
+           : n <= 64   ? 8
+           : n <= 128  ? 16
+           : n <= 1024 ? 32
+           : n <= 2048 ? 128
+           : n <= 4096 ? 256
+                       : 512;
 }
 __host__ __device__ constexpr int warpred__row_per_thread(long long n)
 {
@@ -156,12 +180,26 @@ __host__ __device__ constexpr int warpred__row_cluster(long long n)
     return n <= 16384 ? 1 : n <= 32768 ? 2 : n <= 65536 ? 4 : n <= 131072 ? 8 : 16;
 }
 
+/* Packed rows of T smaller than 4 bytes: the table at the length of a float row of the same bytes. */
+template <typename T, long long MaxLen, bool BySize = (sizeof(T) < 4)> struct warpred__row_packed_layout {
+    enum : long long { F = (MaxLen * (long long)sizeof(T) + 3) / 4 };
+    typedef warpred_row_layout<T, warpred__row_threads(F), warpred__row_per_thread(F) * (4 / (int)sizeof(T)),
+                               warpred__row_cluster(F)>
+        type;
+};
+template <typename T, long long MaxLen> struct warpred__row_packed_layout<T, MaxLen, false> {
+    typedef warpred_row_layout<T, warpred__row_threads(MaxLen), warpred__row_per_thread(MaxLen),
+                               warpred__row_cluster(MaxLen)>
+        type;
+};
+
 template <typename T, long long MaxLen> struct warpred_row_policy {
     static_assert(MaxLen >= 1 && MaxLen <= 262144,
                   "warpred_row_policy: rows of 1 to 262144 values fit in the registers of a block or a cluster");
     typedef warpred_row_layout<T, warpred__row_threads(MaxLen), warpred__row_per_thread(MaxLen),
                                warpred__row_cluster(MaxLen)>
         layout;
+    typedef typename warpred__row_packed_layout<T, MaxLen>::type packed;
 };
 
 /* ---- where this thread is ---- */
@@ -317,6 +355,77 @@ __device__ __forceinline__ void warpred_row_store(T *row, long long len, const F
         for (int k = 0; k < Layout::VEC; k++) q[k] = v[j * Layout::VEC + k];
         warpred_row_store_vector<Layout>(row, len, j, q);
     }
+}
+
+/* ---- rows held packed ---- */
+
+template <class Layout, typename T, typename F>
+__device__ __forceinline__ void warpred_row_load_packed(const T *row, long long len, uint4 (&p)[Layout::VECS], F fill)
+{
+    static_assert(warpred__same<T, typename Layout::type>::value, "warpred_row_load_packed: the layout's T");
+    const T filler = warpred__row_round<T>(fill);
+    const bool aligned = (reinterpret_cast<unsigned long long>(row) & 15) == 0;
+#pragma unroll
+    for (int j = 0; j < Layout::VECS; j++) {
+        const long long start = warpred__row_vector_start<Layout>(j);
+        if (aligned && start + Layout::VEC <= len) {
+            p[j] = *reinterpret_cast<const uint4 *>(row + start);
+        } else {
+            warpred__row_raw<T> raw;
+#pragma unroll
+            for (int k = 0; k < Layout::VEC; k++) raw.set(k, start + k < len ? row[start + k] : filler);
+            p[j] = raw.bits;
+        }
+    }
+}
+
+/* A 2-byte value to float in one instruction, kept out of common-subexpression elimination
+   (volatile): otherwise the compiler keeps the floats of the first pass over a row for the next
+   ones, which takes back the registers that holding the row packed saved. */
+template <typename T> struct warpred__row_unpacker {
+    template <typename F> static __device__ __forceinline__ F get(uint4 bits, int k)
+    {
+        warpred__row_raw<T> raw;
+        raw.bits = bits;
+        return warpred_xf_to<F>()(raw.get(k), 0);
+    }
+};
+__device__ __forceinline__ unsigned warpred__row_word(uint4 v, int w)
+{
+    return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
+}
+#if defined(__CUDA_BF16_TYPES_EXIST__)
+template <> struct warpred__row_unpacker<__nv_bfloat16> {
+    template <typename F> static __device__ __forceinline__ F get(uint4 bits, int k)
+    {
+        const unsigned w = warpred__row_word(bits, k >> 1);
+        unsigned r; /* a bfloat16 is the high half of its float */
+        if (k & 1) asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(r) : "r"(w));
+        else
+            asm volatile("shl.b32 %0, %1, 16;" : "=r"(r) : "r"(w));
+        return (F)__uint_as_float(r);
+    }
+};
+#endif
+#if defined(__CUDA_FP16_TYPES_EXIST__)
+template <> struct warpred__row_unpacker<__half> {
+    template <typename F> static __device__ __forceinline__ F get(uint4 bits, int k)
+    {
+        const unsigned w = warpred__row_word(bits, k >> 1);
+        float r;
+        if (k & 1)
+            asm volatile("{ .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.f32.f16 %0, hi; }" : "=f"(r) : "r"(w));
+        else
+            asm volatile("{ .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.f32.f16 %0, lo; }" : "=f"(r) : "r"(w));
+        return (F)r;
+    }
+};
+#endif
+
+template <class Layout, typename F = float>
+__device__ __forceinline__ F warpred_row_unpack(const uint4 (&p)[Layout::VECS], int i)
+{
+    return warpred__row_unpacker<typename Layout::type>::template get<F>(p[i / Layout::VEC], i % Layout::VEC);
 }
 
 /* ---- the reduction ---- */

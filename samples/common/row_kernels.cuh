@@ -4,12 +4,18 @@
    samples/layernorm, samples/cross_entropy, bench/bench_rows.cu and bench/rows_vs_torch.py (which
    loads it into PyTorch). Not part of the library: names start with rk_.
 
-   WHERE A ROW LIVES (len = row length; float and bfloat16 alike, values held as floats)
-       len <= 32 .. 256       a segment of 4, 8, 16 or 32 lanes (8 values each), 8..64 rows a block
-       len <= 512, 1024       a warp, 16 or 32 values a lane, 8 rows a block
-       len <= 2048 .. 16384   a block of 128, 256, 512, 512 threads, 16 or 32 values a thread
-       len <= 262144          a cluster of ceil(len / 16384) blocks of 512 threads x 32 values (sm_90;
-                              16 blocks need the non-portable cluster size, allowed on H100/H200)
+   WHERE A ROW LIVES (len = row length). Rows are held packed, as loaded (16-byte vectors, unpacked
+   to float where a value is used), with warpred_row_policy's packed layouts: a bfloat16 row takes
+   the place of a float row of the same bytes, with twice the values a thread.
+       float len <= 32 .. 256       a segment of 4, 8, 16 or 32 lanes (8 values each), 8..64 rows a block
+             len <= 512, 1024       a warp, 16 or 32 values a lane, 8 rows a block
+             len <= 2048 .. 16384   a block of 128, 256, 512, 512 threads, 16 or 32 values a thread
+             len <= 262144          a cluster of ceil(len / 16384) blocks of 512 threads x 32 values
+       bfloat16 len <= 32 .. 512    a segment of 2, 4, 8, 16 or 32 lanes (16 values each)
+             len <= 1024, 2048      a warp, 32 or 64 values a lane
+             len <= 4096 .. 16384   a block of 128, 256, 512 threads, 32 values a thread
+             len <= 262144          a cluster of ceil(len / 32768) blocks of 512 threads x 64 values
+       (clusters: sm_90; 16 blocks need the non-portable cluster size, allowed on H100/H200)
        longer (or no clusters)  streamed: a cluster of 16 (else 8, else 1) blocks of 512 threads
                               per row reads the row once for its statistics and once more for the
                               output (the second pass walks backwards, so it starts with what the
@@ -18,7 +24,9 @@
 
    THE KERNELS (each a template over the layout L and the element type T)
      softmax      y = exp(x - max) / sum exp(x - max). From registers: two reductions, the max then
-                  the sum (the row is already on chip, so the second costs no memory traffic).
+                  the sum (the row is already on chip, so the second costs no memory traffic);
+                  in a cluster one reduction of each thread's (max, sum) pair (op_softmax.cuh),
+                  which halves the cluster barriers a row waits on (measured faster there).
                   Streamed: the online (max, sum) pair of op_softmax.cuh, so that one pass gives
                   both (two reductions would need a third pass over memory).
                   A row of only -inf gives zeros (no probability mass; torch gives NaN); NaN in a
@@ -34,7 +42,8 @@
                   The mean over rows: warpred_device_transform_reduce (the same bits every run).
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
                   [0, len) gives NaN and reads nothing.
-   exp is exp2f of x * log2(e) - max * log2(e) (one FFMA and one MUFU.EX2 an element).
+   exp is 2^(x * log2(e) - max * log2(e)): one FFMA and one MUFU.EX2 an element (ex2.approx.ftz:
+   results below 2^-126 are 0). Packed rows compute it again for the output rather than hold it.
 
    HOST (each returns the first CUDA error, or cudaSuccess; T is float or __nv_bfloat16)
      rk_softmax(x, y, rows, len, stream)
@@ -60,7 +69,7 @@
 
 /* The layouts: warpred_row_policy for the table's lengths; streamed rows: 512 threads, chunks of
    PER_THREAD values (all loads of a chunk in flight together), clusters of up to 16 blocks. */
-template <typename T, long long MaxLen> using rk_regs = typename warpred_row_policy<T, MaxLen>::layout;
+template <typename T, long long MaxLen> using rk_regs = typename warpred_row_policy<T, MaxLen>::packed;
 template <typename T> struct rk_stream : warpred_row_layout<T, 512, 32, 16> {};      /* sm_90+ */
 template <typename T> struct rk_stream_block : warpred_row_layout<T, 512, 32, 1> {}; /* no clusters */
 template <class L> struct rk_streamed {
@@ -74,6 +83,19 @@ template <typename T> struct rk_streamed<rk_stream_block<T> > {
 };
 enum { RK_BLOCK_MAX = 16384, RK_CLUSTER_MAX = 262144 };
 
+/* At least 2048 threads' worth of blocks per SM where the hardware has room: at most 64 registers
+   a thread, so that a block of 512 loads while another one reduces or stores. */
+#define RK_MIN_BLOCKS(L) (1024 / (L::BLOCK))
+/* cross-entropy keeps nothing but the row: with 4 vectors a thread or fewer, 32 registers (a
+   whole SM of threads) */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
+                               __CUDA_ARCH__ == 890 || __CUDA_ARCH__ == 1200)
+#    define RK_SM_THREADS 1024 /* the threads an SM holds, at least */
+#else
+#    define RK_SM_THREADS 2048
+#endif
+#define RK_CE_MIN_BLOCKS(L) ((L::VECS <= 4 ? RK_SM_THREADS : 1024) / (L::BLOCK))
+
 /* A kernel whose layout needs clusters compiles to nothing for archs without them; the host launches
    it only where clusters exist. */
 #define RK_CLUSTER_GUARD(L)                                  \
@@ -83,33 +105,69 @@ enum { RK_BLOCK_MAX = 16384, RK_CLUSTER_MAX = 262144 };
 
 __device__ __forceinline__ float rk_shift(float m) { return m == -INFINITY ? 0.0f : m * RK_LOG2E; }
 
+/* 2^x in one MUFU.EX2 (exp2f adds a rescaling for results below 2^-126: probabilities that small
+   are flushed to 0 here) */
+__device__ __forceinline__ float rk_exp2(float x)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/* value i of a packed row, as float */
+template <class L> __device__ __forceinline__ float rk_at(const uint4 (&p)[L::VECS], int i)
+{
+    return warpred_row_unpack<L>(p, i);
+}
+
+/* whether vector j of this thread lies wholly inside the row */
+template <class L> __device__ __forceinline__ bool rk_full(int len, int j)
+{
+    return warpred_row_elem<L>(j * L::VEC) + L::VEC <= len;
+}
+
 /* =========================================== softmax =========================================== */
 
 template <class L, typename T>
-__global__ void __launch_bounds__(L::BLOCK) rk_softmax_regs(const T *x, T *y, long long rows, int len)
+__global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L)) rk_softmax_regs(const T *x, T *y, long long rows, int len)
 {
     RK_CLUSTER_GUARD(L)
     {
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
-        float v[L::PER_THREAD];
-        warpred_row_load<L>(x + row * len, len, v, -INFINITY);
+        uint4 p[L::VECS]; /* the row as loaded: exp is computed twice rather than held in registers */
+        warpred_row_load_packed<L>(x + row * len, len, p, -INFINITY);
         float m = -INFINITY;
 #pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) m = fmaxf(m, v[i]);
-        m = warpred_row_allreduce<L>(m, warpred_op_max());
-        const float ms = rk_shift(m);
+        for (int i = 0; i < L::PER_THREAD; i++) m = fmaxf(m, rk_at<L>(p, i));
         float s = 0.0f;
+        if constexpr (L::CLUSTER > 1) {
+            /* a cluster's reduction waits on cluster barriers: one reduction of the thread's own
+               (max, sum) pair instead of the row's max, then its sum */
 #pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) {
-            v[i] = exp2f(fmaf(v[i], RK_LOG2E, -ms));
-            s += v[i];
+            for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -rk_shift(m)));
+            warpred_softmax<float> pair;
+            pair.max = m;
+            pair.sum = s;
+            pair = warpred_row_allreduce<L>(pair, warpred_op_softmax());
+            m = pair.max;
+            s = pair.sum;
+        } else {
+            m = warpred_row_allreduce<L>(m, warpred_op_max());
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -rk_shift(m)));
+            s = warpred_row_allreduce<L>(s, warpred_op_sum());
         }
-        s = warpred_row_allreduce<L>(s, warpred_op_sum());
+        const float ms = rk_shift(m);
         const float inv = s > 0.0f ? 1.0f / s : (s == 0.0f ? 0.0f : s); /* all -inf: 0; NaN stays */
+        T *out = y + row * len;
 #pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) v[i] *= inv;
-        warpred_row_store<L>(y + row * len, len, v);
+        for (int j = 0; j < L::VECS; j++) {
+            float q[L::VEC];
+#pragma unroll
+            for (int k = 0; k < L::VEC; k++) q[k] = rk_exp2(fmaf(rk_at<L>(p, j * L::VEC + k), RK_LOG2E, -ms)) * inv;
+            warpred_row_store_vector<L>(out, len, j, q);
+        }
     }
 }
 
@@ -122,7 +180,8 @@ template <class L> __device__ __forceinline__ int rk_chunks(int len)
 }
 
 template <class L, typename T>
-__global__ void __launch_bounds__(L::BLOCK) rk_softmax_stream(const T *x, T *y, long long rows, int len)
+__global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
+    rk_softmax_stream(const T *x, T *y, long long rows, int len)
 {
     RK_CLUSTER_GUARD(L)
     {
@@ -141,12 +200,12 @@ __global__ void __launch_bounds__(L::BLOCK) rk_softmax_stream(const T *x, T *y, 
 #pragma unroll
             for (int i = 0; i < L::PER_THREAD; i++) cm = fmaxf(cm, v[i]);
             if (cm > m) { /* rescale the sum once a chunk (m = -inf: s is 0, and stays 0) */
-                s *= exp2f((m - cm) * RK_LOG2E);
+                s *= rk_exp2((m - cm) * RK_LOG2E);
                 m = cm;
             }
             const float ms = rk_shift(m);
 #pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) s += exp2f(fmaf(v[i], RK_LOG2E, -ms));
+            for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(v[i], RK_LOG2E, -ms));
         }
         warpred_softmax<float> p;
         p.max = m;
@@ -161,7 +220,7 @@ __global__ void __launch_bounds__(L::BLOCK) rk_softmax_stream(const T *x, T *y, 
                 float q[L::VEC];
                 warpred_row_load_vector<L>(in, len, c * L::VECS + u, q, 0.0f);
 #pragma unroll
-                for (int k = 0; k < L::VEC; k++) q[k] = exp2f(fmaf(q[k], RK_LOG2E, -ms)) * inv;
+                for (int k = 0; k < L::VEC; k++) q[k] = rk_exp2(fmaf(q[k], RK_LOG2E, -ms)) * inv;
                 warpred_row_store_vector<L>(out, len, c * L::VECS + u, q);
             }
         }
@@ -182,58 +241,84 @@ __device__ __forceinline__ void rk_norm_vector(float (&q)[L::VEC], const T *w, c
     for (int k = 0; k < L::VEC; k++) q[k] = (q[k] - mean) * rstd * wq[k] + (b ? bq[k] : 0.0f);
 }
 
+/* The sum of (x - mean)^2 over the elements this thread holds (the tail's fill left out). */
+template <class L>
+__device__ __forceinline__ float rk_squared_deviations(const uint4 (&p)[L::VECS], int len, float mean)
+{
+    float d2 = 0.0f;
+#pragma unroll
+    for (int j = 0; j < L::VECS; j++) {
+        if (rk_full<L>(len, j)) { /* only the tail's vector needs the per-element test */
+#pragma unroll
+            for (int k = 0; k < L::VEC; k++) {
+                const float d = rk_at<L>(p, j * L::VEC + k) - mean;
+                d2 = fmaf(d, d, d2);
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < L::VEC; k++) {
+                const float d = warpred_row_elem<L>(j * L::VEC + k) < len ? rk_at<L>(p, j * L::VEC + k) - mean : 0.0f;
+                d2 = fmaf(d, d, d2);
+            }
+        }
+    }
+    return d2;
+}
+
 template <class L, typename T>
-__global__ void __launch_bounds__(L::BLOCK)
+__global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_layernorm_regs(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps)
 {
     RK_CLUSTER_GUARD(L)
     {
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
-        float v[L::PER_THREAD];
-        warpred_row_load<L>(x + row * len, len, v, 0.0f);
+        uint4 p[L::VECS];
+        warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
         float s = 0.0f;
 #pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) s += v[i];
-        const float mean = warpred_row_allreduce<L>(s, warpred_op_sum()) / (float)len;
-        float d2 = 0.0f;
-#pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) {
-            const float d = warpred_row_elem<L>(i) < len ? v[i] - mean : 0.0f;
-            d2 = fmaf(d, d, d2);
-        }
-        const float var = warpred_row_allreduce<L>(d2, warpred_op_sum()) / (float)len;
+        for (int i = 0; i < L::PER_THREAD; i++) s += rk_at<L>(p, i);
+        const float inv_len = __frcp_rn((float)len);
+        const float mean = warpred_row_allreduce<L>(s, warpred_op_sum()) * inv_len;
+        const float var = warpred_row_allreduce<L>(rk_squared_deviations<L>(p, len, mean), warpred_op_sum()) * inv_len;
         const float rstd = rsqrtf(var + eps);
         T *out = y + row * len;
 #pragma unroll
         for (int j = 0; j < L::VECS; j++) {
-            float *q = v + j * L::VEC;
-            rk_norm_vector<L>(*reinterpret_cast<float(*)[L::VEC]>(q), w, b, len, j, mean, rstd);
-            warpred_row_store_vector<L>(out, len, j, *reinterpret_cast<float(*)[L::VEC]>(q));
+            float q[L::VEC];
+#pragma unroll
+            for (int k = 0; k < L::VEC; k++) q[k] = rk_at<L>(p, j * L::VEC + k);
+            rk_norm_vector<L>(q, w, b, len, j, mean, rstd);
+            warpred_row_store_vector<L>(out, len, j, q);
         }
     }
 }
 
 template <class L, typename T>
-__global__ void __launch_bounds__(L::BLOCK)
+__global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_rmsnorm_regs(const T *x, const T *w, T *y, long long rows, int len, float eps)
 {
     RK_CLUSTER_GUARD(L)
     {
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
-        float v[L::PER_THREAD];
-        warpred_row_load<L>(x + row * len, len, v, 0.0f);
+        uint4 p[L::VECS];
+        warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
         float s2 = 0.0f;
 #pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) s2 = fmaf(v[i], v[i], s2);
-        const float rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) / (float)len + eps);
+        for (int i = 0; i < L::PER_THREAD; i++) {
+            const float v = rk_at<L>(p, i);
+            s2 = fmaf(v, v, s2);
+        }
+        const float rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) * __frcp_rn((float)len) + eps);
         T *out = y + row * len;
 #pragma unroll
         for (int j = 0; j < L::VECS; j++) {
-            float *q = v + j * L::VEC;
-            rk_norm_vector<L>(*reinterpret_cast<float(*)[L::VEC]>(q), w, (const T *)NULL, len, j, 0.0f, rstd);
-            warpred_row_store_vector<L>(out, len, j, *reinterpret_cast<float(*)[L::VEC]>(q));
+            float q[L::VEC];
+#pragma unroll
+            for (int k = 0; k < L::VEC; k++) q[k] = rk_at<L>(p, j * L::VEC + k);
+            rk_norm_vector<L>(q, w, (const T *)NULL, len, j, 0.0f, rstd);
+            warpred_row_store_vector<L>(out, len, j, q);
         }
     }
 }
@@ -241,7 +326,7 @@ __global__ void __launch_bounds__(L::BLOCK)
 /* Streamed norms: pass 1 sums x - k and (x - k)^2 (k = x[0]; rmsnorm: k = 0 and the squares only),
    one reduction of the pair, pass 2 (backwards) writes. */
 template <class L, typename T>
-__global__ void __launch_bounds__(L::BLOCK)
+__global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_norm_stream(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps, int center)
 {
     RK_CLUSTER_GUARD(L)
@@ -302,7 +387,7 @@ __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, f
 }
 
 template <class L, typename T>
-__global__ void __launch_bounds__(L::BLOCK)
+__global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
     rk_cross_entropy_regs(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
 {
     RK_CLUSTER_GUARD(L)
@@ -310,19 +395,25 @@ __global__ void __launch_bounds__(L::BLOCK)
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
         const T *in = x + row * len;
-        float v[L::PER_THREAD];
-        warpred_row_load<L>(in, len, v, -INFINITY);
+        uint4 p[L::VECS];
+        warpred_row_load_packed<L>(in, len, p, -INFINITY);
         /* this thread's best, lowest index first (its indices rise with i); a thread past the end
            holds (-inf, index >= len), which loses the tie to element 0 */
         warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
 #pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++)
-            if (v[i] > best.value) best = warpred_make_arg(v[i], (int)warpred_row_elem<L>(i));
+        for (int j = 0; j < L::VECS; j++) {
+            const int first = (int)warpred_row_elem<L>(j * L::VEC);
+#pragma unroll
+            for (int k = 0; k < L::VEC; k++) {
+                const float v = rk_at<L>(p, j * L::VEC + k);
+                if (v > best.value) best = warpred_make_arg(v, first + k);
+            }
+        }
         best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
         const float ms = rk_shift(best.value);
         float s = 0.0f;
 #pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) s += exp2f(fmaf(v[i], RK_LOG2E, -ms));
+        for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
         s = warpred_row_allreduce<L>(s, warpred_op_sum());
         if (warpred_row_rank<L>() == 0)
             rk_ce_finish(in, len, targets[row], best.value, s, best.index, loss, argmax, row);
@@ -330,7 +421,7 @@ __global__ void __launch_bounds__(L::BLOCK)
 }
 
 template <class L, typename T>
-__global__ void __launch_bounds__(L::BLOCK)
+__global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_cross_entropy_stream(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
 {
     RK_CLUSTER_GUARD(L)
@@ -359,12 +450,12 @@ __global__ void __launch_bounds__(L::BLOCK)
                 }
             }
             if (cm > m) {
-                s *= exp2f((m - cm) * RK_LOG2E);
+                s *= rk_exp2((m - cm) * RK_LOG2E);
                 m = cm;
             }
             const float ms = rk_shift(m);
 #pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) s += exp2f(fmaf(v[i], RK_LOG2E, -ms));
+            for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(v[i], RK_LOG2E, -ms));
         }
         warpred_softmax<float> p;
         p.max = m;
@@ -468,9 +559,9 @@ template <typename T, class Run> static cudaError_t rk_by_length(int len, Run ru
     if (len <= 8192) return run.template go<rk_regs<T, 8192> >(1);
     if (len <= RK_BLOCK_MAX) return run.template go<rk_regs<T, RK_BLOCK_MAX> >(1);
     if (len <= RK_CLUSTER_MAX) {
-        const int need = (len + RK_BLOCK_MAX - 1) / RK_BLOCK_MAX;
-        if (run.template limit<rk_regs<T, RK_CLUSTER_MAX> >() >= need)
-            return run.template go<rk_regs<T, RK_CLUSTER_MAX> >(need);
+        typedef rk_regs<T, RK_CLUSTER_MAX> C;
+        const int need = (len + C::THREADS * C::PER_THREAD - 1) / (C::THREADS * C::PER_THREAD);
+        if (run.template limit<C>() >= need) return run.template go<C>(need);
     }
     const int cluster = run.template limit<rk_stream<T> >();
     if (cluster > 1) return run.template go<rk_stream<T> >(cluster);
@@ -518,9 +609,10 @@ template <typename T> struct rk_norm_run {
     {
         if constexpr (rk_streamed<L>::value)
             return rk_launch<L>(rk_norm_stream<L, T>, rows, cluster, stream, x, w, b, y, rows, len, eps, center);
-        else if (center)
-            return rk_launch<L>(rk_layernorm_regs<L, T>, rows, cluster, stream, x, w, b, y, rows, len, eps);
-        return rk_launch<L>(rk_rmsnorm_regs<L, T>, rows, cluster, stream, x, w, y, rows, len, eps);
+        else {
+            if (center) return rk_launch<L>(rk_layernorm_regs<L, T>, rows, cluster, stream, x, w, b, y, rows, len, eps);
+            return rk_launch<L>(rk_rmsnorm_regs<L, T>, rows, cluster, stream, x, w, y, rows, len, eps);
+        }
     }
 };
 
