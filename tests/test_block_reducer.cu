@@ -4,6 +4,7 @@
    of back-to-back calls with mixed operations, reduce and allreduce mixed, two reducers of one
    type and reducers of several types alive at once, compile-time and run-time block sizes, partial
    warps; and int sums against an exact host sum. Racecheck (make sanitize) watches the same runs. */
+#include <type_traits>
 #include <warpred/block_reducer.cuh>
 #include <warpred/op_argminmax.cuh>
 #include <warpred/op_welford.cuh>
@@ -73,10 +74,18 @@ __global__ void __launch_bounds__(1024) k_mixed(const float *xf, const double *x
     if (n) atomicAdd(&bad[blockIdx.x], n);
 }
 
+/* The block size a reducer was compiled for (0: run time). */
+template <typename R> struct reducer_size;
+template <typename T, int N, int Cells> struct reducer_size<warpred_block_reducer<T, N, Cells>> {
+    enum { value = N };
+};
+
 /* with_size in the middle of a run-time-size reducer's life: calls before it, a loop of calls
    through the sized reducer it hands out (beside a second reducer called in its own run-time
    form), and calls after it, which must continue the alternation where the sized reducer left
-   it. Every call is checked against the stateless run-time call's bits. */
+   it. Every call is checked against the stateless call's bits of the same compile-time size
+   (the sized reducer's against warpred_block_reduce<N>: comparing each with the run-time form
+   put every block size's code into each of the sized copies, minutes of ptxas). */
 __global__ void __launch_bounds__(1024) k_with_size(const float *xf, const double *xd, int *bad, int valid, int calls)
 {
     WARPRED_BLOCK_REDUCER(first, float, 0);
@@ -87,7 +96,7 @@ __global__ void __launch_bounds__(1024) k_with_size(const float *xf, const doubl
     n += first.with_size([&](auto &r) {
         int m = 0;
         for (int i = 7; i < calls / 2; i++) {
-            m += one_call<0>(r, i, xf[g], valid);
+            m += one_call<reducer_size<typename std::remove_reference<decltype(r)>::type>::value>(r, i, xf[g], valid);
             if (i % 3 == 0) m += one_call<0>(wide, i, xd[g], valid);
         }
         return m;
