@@ -171,6 +171,29 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L)) rk_softmax_regs(co
     }
 }
 
+/* Chunk c of a streamed row into v (fill past the end): the thread's vectors c * VECS + u. */
+template <class L, typename T>
+__device__ __forceinline__ void rk_load_chunk(const T *in, int len, int c, float (&v)[L::PER_THREAD], float fill)
+{
+#pragma unroll
+    for (int u = 0; u < L::VECS; u++)
+        warpred_row_load_vector<L>(in, len, c * L::VECS + u, *reinterpret_cast<float(*)[L::VEC]>(v + u * L::VEC), fill);
+}
+
+/* A chunk into the thread's online (max m, sum s) pair, cm being the chunk's max with m: the sum is
+   rescaled once a chunk (m = -inf: s is 0, and stays 0). */
+template <class L>
+__device__ __forceinline__ void rk_online_fold(const float (&v)[L::PER_THREAD], float cm, float &m, float &s)
+{
+    if (cm > m) {
+        s *= rk_exp2((m - cm) * RK_LOG2E);
+        m = cm;
+    }
+    const float ms = rk_shift(m);
+#pragma unroll
+    for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(v[i], RK_LOG2E, -ms));
+}
+
 /* The chunks of a streamed row: vectors j = c * VECS + u of each thread, c = 0 .. chunks - 1. */
 template <class L> __device__ __forceinline__ int rk_chunks(int len)
 {
@@ -192,20 +215,11 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         float m = -INFINITY, s = 0.0f;
         for (int c = 0; c < chunks; c++) {
             float v[L::PER_THREAD];
-#pragma unroll
-            for (int u = 0; u < L::VECS; u++)
-                warpred_row_load_vector<L>(in, len, c * L::VECS + u,
-                                           *reinterpret_cast<float(*)[L::VEC]>(v + u * L::VEC), -INFINITY);
+            rk_load_chunk<L>(in, len, c, v, -INFINITY);
             float cm = m;
 #pragma unroll
             for (int i = 0; i < L::PER_THREAD; i++) cm = fmaxf(cm, v[i]);
-            if (cm > m) { /* rescale the sum once a chunk (m = -inf: s is 0, and stays 0) */
-                s *= rk_exp2((m - cm) * RK_LOG2E);
-                m = cm;
-            }
-            const float ms = rk_shift(m);
-#pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(v[i], RK_LOG2E, -ms));
+            rk_online_fold<L>(v, cm, m, s);
         }
         warpred_softmax<float> p;
         p.max = m;
@@ -239,6 +253,21 @@ __device__ __forceinline__ void rk_norm_vector(float (&q)[L::VEC], const T *w, c
     if (b) warpred_row_load_vector<L>(b, len, j, bq, 0.0f);
 #pragma unroll
     for (int k = 0; k < L::VEC; k++) q[k] = (q[k] - mean) * rstd * wq[k] + (b ? bq[k] : 0.0f);
+}
+
+/* A packed row's output: each vector normalized (rk_norm_vector) and stored. */
+template <class L, typename T>
+__device__ __forceinline__ void rk_norm_store(const uint4 (&p)[L::VECS], const T *w, const T *b, T *out, int len,
+                                              float mean, float rstd)
+{
+#pragma unroll
+    for (int j = 0; j < L::VECS; j++) {
+        float q[L::VEC];
+#pragma unroll
+        for (int k = 0; k < L::VEC; k++) q[k] = rk_at<L>(p, j * L::VEC + k);
+        rk_norm_vector<L>(q, w, b, len, j, mean, rstd);
+        warpred_row_store_vector<L>(out, len, j, q);
+    }
 }
 
 /* The sum of (x - mean)^2 over the elements this thread holds (the tail's fill left out). */
@@ -282,15 +311,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         const float mean = warpred_row_allreduce<L>(s, warpred_op_sum()) * inv_len;
         const float var = warpred_row_allreduce<L>(rk_squared_deviations<L>(p, len, mean), warpred_op_sum()) * inv_len;
         const float rstd = rsqrtf(var + eps);
-        T *out = y + row * len;
-#pragma unroll
-        for (int j = 0; j < L::VECS; j++) {
-            float q[L::VEC];
-#pragma unroll
-            for (int k = 0; k < L::VEC; k++) q[k] = rk_at<L>(p, j * L::VEC + k);
-            rk_norm_vector<L>(q, w, b, len, j, mean, rstd);
-            warpred_row_store_vector<L>(out, len, j, q);
-        }
+        rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
     }
 }
 
@@ -311,15 +332,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
             s2 = fmaf(v, v, s2);
         }
         const float rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) * __frcp_rn((float)len) + eps);
-        T *out = y + row * len;
-#pragma unroll
-        for (int j = 0; j < L::VECS; j++) {
-            float q[L::VEC];
-#pragma unroll
-            for (int k = 0; k < L::VEC; k++) q[k] = rk_at<L>(p, j * L::VEC + k);
-            rk_norm_vector<L>(q, w, (const T *)NULL, len, j, 0.0f, rstd);
-            warpred_row_store_vector<L>(out, len, j, q);
-        }
+        rk_norm_store<L>(p, w, (const T *)NULL, y + row * len, len, 0.0f, rstd);
     }
 }
 
@@ -339,10 +352,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         float2 acc = make_float2(0.0f, 0.0f);
         for (int c = 0; c < chunks; c++) {
             float v[L::PER_THREAD];
-#pragma unroll
-            for (int u = 0; u < L::VECS; u++) /* past the end: k, which adds nothing */
-                warpred_row_load_vector<L>(in, len, c * L::VECS + u,
-                                           *reinterpret_cast<float(*)[L::VEC]>(v + u * L::VEC), k);
+            rk_load_chunk<L>(in, len, c, v, k); /* past the end: k, which adds nothing */
 #pragma unroll
             for (int i = 0; i < L::PER_THREAD; i++) {
                 const float d = v[i] - k;
@@ -434,10 +444,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
         for (int c = 0; c < chunks; c++) {
             float v[L::PER_THREAD];
-#pragma unroll
-            for (int u = 0; u < L::VECS; u++)
-                warpred_row_load_vector<L>(in, len, c * L::VECS + u,
-                                           *reinterpret_cast<float(*)[L::VEC]>(v + u * L::VEC), -INFINITY);
+            rk_load_chunk<L>(in, len, c, v, -INFINITY);
             float cm = m;
 #pragma unroll
             for (int u = 0; u < L::VECS; u++) {
@@ -449,13 +456,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
                     if (e > best.value) best = warpred_make_arg(e, first + k);
                 }
             }
-            if (cm > m) {
-                s *= rk_exp2((m - cm) * RK_LOG2E);
-                m = cm;
-            }
-            const float ms = rk_shift(m);
-#pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(v[i], RK_LOG2E, -ms));
+            rk_online_fold<L>(v, cm, m, s);
         }
         warpred_softmax<float> p;
         p.max = m;
