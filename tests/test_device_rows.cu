@@ -24,10 +24,11 @@
    Columns (AUTO: the manual names no forced strategy for them): cols 1, 3, 32, 33, 1000 with 1,
    5, 1000 and ~2^20 / cols rows, a tall 2^18 x 32 matrix, the same three layouts, a 4096 x 1024
    byte matrix; the transform's index is the row.
-   Ranges (AUTO and LANES with every lane count; BLOCK, CLUSTER and SPLIT refused or right):
-   random (any order, overlapping, gaps, empty ones with end <= begin), uniform lengths 1..64,
-   power-law lengths up to 10^5, one huge range among many empty ones, all empty but one, CSR
-   offsets, and more long ranges than the plan's queue and partials hold.
+   Ranges (AUTO; LANES, BLOCK, CLUSTER and SPLIT refused or right): random (any order,
+   overlapping, gaps, empty ones with end <= begin), uniform lengths 1..64, power-law lengths up
+   to 10^5, one huge range among many empty ones, all empty but one, CSR offsets (ranges back to
+   back: lengths 0..200 and, one in ten, up to 1500, beyond a tile's window), and more long
+   ranges than the plan's queue and partials hold.
    Also: empty shapes (g(identity); nothing stored for rows == 0 / cols == 0 / count == 0; in NULL
    where nothing is read), calls queued back to back through one plan, a CUDA graph replayed,
    the argument errors and their messages (no GPU needed for most), rows * ld above 2^32
@@ -75,10 +76,7 @@ enum { ROW_STRATS = sizeof row_strats / sizeof row_strats[0] };
 /* Columns: the manual describes no forced strategy for them (contract question in the report):
    AUTO. Ranges: AUTO and LANES with every lane count (the group per range). */
 static const strat column_strats[] = {{WARPRED_ROWS_AUTO, 0, "AUTO"}};
-static const strat range_strats[] = {{WARPRED_ROWS_AUTO, 0, "AUTO"},       {WARPRED_ROWS_LANES, 0, "LANES (chosen)"},
-                                     {WARPRED_ROWS_LANES, 1, "LANES 1"},   {WARPRED_ROWS_LANES, 2, "LANES 2"},
-                                     {WARPRED_ROWS_LANES, 4, "LANES 4"},   {WARPRED_ROWS_LANES, 8, "LANES 8"},
-                                     {WARPRED_ROWS_LANES, 16, "LANES 16"}, {WARPRED_ROWS_LANES, 32, "LANES 32"}};
+static const strat range_strats[] = {{WARPRED_ROWS_AUTO, 0, "AUTO"}};
 
 /* CLUSTER calls refused, as documented, on a GPU older than sm_90: counted and reported. */
 static long wt_cluster_skips;
@@ -404,9 +402,11 @@ static range_set build_ranges(int set)
                 e = kind == 0 ? b : b - wt_rand64() % (b + 1);
             }
             break;
-        default: /* CSR: offsets o[0..count], lengths 0 (a fifth) to 200 */
+        default: /* CSR: offsets o[0..count], lengths 0 (a fifth) to 200, one in ten up to 1500 */
             if (k == 0) s.begin[0] = (size_t)wt_rand_below(4);
-            s.begin[k + 1] = s.begin[k] + (wt_rand_below(5) == 0 ? 0 : (size_t)wt_rand_below(200));
+            s.begin[k + 1] = s.begin[k] + (wt_rand_below(5) == 0    ? 0
+                                           : wt_rand_below(10) == 0 ? (size_t)wt_rand_below(1500)
+                                                                    : (size_t)wt_rand_below(200));
             continue;
         }
         s.begin[k] = b;
@@ -670,9 +670,11 @@ static void check_family(const env *e, const problem *p, const typename Fam::T *
      columns            a thread adds every 8th row of its part at most (8 row lanes or more),
                         the row lanes' tree (5 levels at most), the parts in sequence (at least
                         64 rows per row lane each);
-     ranges, W lanes    (0: 16) a chunk of at most WARPRED_ROWS_RANGE_CHUNK elements as LANES
-                        (a short range: 4 elements a lane), then lane q folds chunks q, q + W,
-                        ... in sequence, and the group's tree.
+     ranges             a range of up to a tile window (32 J elements, J <= 16): at most J
+                        elements a lane in sequence, the lanes' segmented scan (5 levels) and
+                        the carry from the window before; a longer one: a chunk of at most
+                        WARPRED_ROWS_RANGE_CHUNK elements as LANES with 32 lanes, then lane q
+                        folds chunks q, q + 32, ... in sequence, and the warp's tree.
    The float result then errs by at most gamma(depth) * sum |x|, gamma(d) = d u / (1 - d u)
    (Higham), u the unit roundoff of the accumulator. */
 static double sum_depth(const check_ctx &c, size_t K)
@@ -683,9 +685,9 @@ static double sum_depth(const check_ctx &c, size_t K)
     const double split = block + ceil(n / 1024) + 1 + 16;
     if (c.p->kind == K_COLUMNS) return ceil(n / 8) + 5 + ceil(n / 512) + 2;
     if (c.p->kind == K_RANGES) {
-        const double w = c.s->lanes ? c.s->lanes : 16, chunk = (double)WARPRED_ROWS_RANGE_CHUNK;
-        const double chunks = ceil(n / chunk);
-        return ceil((n < chunk ? n : chunk) / w) + lk + 2 + log2(w) + ceil(chunks / w) + log2(w) + 1;
+        const double chunk = (double)WARPRED_ROWS_RANGE_CHUNK, chunks = ceil(n / chunk);
+        const double tile = 16 + 5 + 2;
+        return fmax(tile, ceil((n < chunk ? n : chunk) / 32) + lk + 2 + 5 + ceil(chunks / 32) + 5 + 1);
     }
     switch (c.s->strategy) {
     case WARPRED_ROWS_LANES:
@@ -1864,25 +1866,30 @@ static void test_narrow_types(void **state)
    ranges
    ------------------------------------------------------------------------------------------ */
 
-/* BLOCK, CLUSTER and SPLIT are the rows' strategies; for ranges the manual says nothing of them
-   (a contract question): such a call must refuse with cudaErrorInvalidValue and a message,
-   writing nothing, or give the right results. */
+/* LANES, BLOCK, CLUSTER and SPLIT are the rows' strategies; ranges take AUTO only: such a call
+   must refuse with cudaErrorInvalidValue and a message, writing nothing, or give the right
+   results. */
 static void check_ranges_other_strategies(const env *e, const problem *p, const int *x, const int *d_x)
 {
-    static const strat others[] = {
-        {WARPRED_ROWS_BLOCK, 0, "BLOCK"}, {WARPRED_ROWS_CLUSTER, 0, "CLUSTER"}, {WARPRED_ROWS_SPLIT, 0, "SPLIT"}};
+    static const strat others[] = {{WARPRED_ROWS_LANES, 0, "LANES"},
+                                   {WARPRED_ROWS_LANES, 8, "LANES 8"},
+                                   {WARPRED_ROWS_BLOCK, 0, "BLOCK"},
+                                   {WARPRED_ROWS_CLUSTER, 0, "CLUSTER"},
+                                   {WARPRED_ROWS_SPLIT, 0, "SPLIT"}};
     const size_t n = slices(p);
     long long *got = (long long *)e->h_out, *d_out = (long long *)e->d_out;
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < (int)(sizeof others / sizeof others[0]); s++) {
         warpred_rows_plan plan = *e->plan;
         plan.strategy = others[s].strategy;
+        plan.lanes = others[s].lanes;
         wt_poison(d_out, (n + 1) * sizeof(long long));
         const char *why = NULL;
         const cudaError_t err =
             launch<KINDS_ALL>(&plan, p, d_x + p->start, d_out, warpred_op_sum(), wt_short(), wt_short(), 0, &why);
         WT_LAUNCHED();
         wt_to_host(got, d_out, (n + 1) * sizeof(long long));
-        if (err == cudaErrorInvalidValue || (err == cudaErrorNotSupported && s == 1)) {
+        if (err == cudaErrorInvalidValue ||
+            (err == cudaErrorNotSupported && others[s].strategy == WARPRED_ROWS_CLUSTER)) {
             if (why == NULL || strcmp(why, "no error") == 0)
                 fail_msg("ranges, strategy %s: refused without a message", others[s].name);
             for (size_t k = 0; k <= n; k++)

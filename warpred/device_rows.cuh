@@ -88,7 +88,7 @@
                             (ld == cols) are read several rows per load. AUTO: rows under 32
                             loads, and rows up to 4096 loads while they fill the GPU's warps.
      WARPRED_ROWS_BLOCK     a block of 256 per row, rows in turn, one barrier per row (a block
-                            reducer). AUTO: while the rows fill the GPU's resident blocks.
+                            reducer). AUTO: while there are at least as many rows as SMs.
      WARPRED_ROWS_CLUSTER   a cluster of 8 blocks per row (sm_90 and newer; elsewhere the call
                             returns cudaErrorNotSupported); DSMEM, no global scratch. AUTO:
                             fewer rows than resident blocks, but at least half a wave of
@@ -101,11 +101,14 @@
    columns where aligned) per thread, 32 or 256/X row lanes per
    block meeting in a shared-memory tree; tall matrices are cut in parts over blocks, whose
    partials the column group's last block folds in part order (tickets in the scratch).
-   Ranges: groups of plan.lanes lanes (0: 16) per range, the group reading the offsets of as
-   many ranges at once; up to four short ranges (4 loads per lane) at once; a range longer than
-   WARPRED_ROWS_RANGE_CHUNK elements is cut in chunks that the owner group queues in the
-   scratch and idle groups help with (RANGES in device_rows_kernel.cuh), so one huge range among
-   tiny ones does not leave the GPU idle. Ranges take AUTO or LANES.
+   Ranges take AUTO only (plan.strategy WARPRED_ROWS_AUTO; plan.lanes is not read): a warp takes
+   32 ranges at a time; those of up to 32 J elements (J = 16 for 4-byte types, 64 / sizeof(T)
+   for larger ones) are read together as one sequence, coalesced, through shared memory, each
+   lane folding J elements in order and the lanes meeting in a segmented scan, so a tile of
+   tiny ranges costs about what its elements cost; longer ranges take the whole warp (16-byte
+   loads); a range longer than WARPRED_ROWS_RANGE_CHUNK elements is cut in chunks that its warp
+   queues in the scratch and idle warps help with (RANGES in device_rows_kernel.cuh), so one
+   huge range among tiny ones does not leave the GPU idle.
    Figures for every strategy and length: docs/BENCHMARKS.md (bench_segmented).
 
    DETERMINISM  The strategy depends only on the shape (rows, cols, ld, count), the plan and the
@@ -121,8 +124,9 @@
    does not exist. cudaErrorInvalidDevice: the current device is not the plan's. Nothing is
    launched on an error.
 
-   LIMITS  rows, cols and count up to 2^31 (size_t arithmetic for offsets: rows * ld may exceed
-   2^32); the input is read through the read-only cache and must not change during the call.
+   LIMITS  ranges: input elements of at most 64 bytes (a compile-time error beyond). rows, cols
+   and count up to 2^31 (size_t arithmetic for offsets: rows * ld may exceed 2^32); the input is
+   read through the read-only cache and must not change during the call.
 
    This header needs device_rows_kernel.cuh, device_reduce_kernel.cuh, cluster_reduce.cuh,
    block_reducer.cuh, grid_reduce.cuh, grid_scratch.h, block_reduce.cuh, warp_reduce.cuh,
@@ -371,7 +375,9 @@ static inline int warpred__rows_auto(const warpred_rows_plan *plan, size_t rows,
     const size_t warps = (size_t)resident_blocks * (WARPRED_ROWS_THREADS / 32);
     if (nv < 32) return WARPRED_ROWS_LANES;
     if (rows >= warps && nv <= 4096) return WARPRED_ROWS_LANES;
-    if (rows >= resident_blocks) return WARPRED_ROWS_BLOCK;
+    /* a row per SM or more keeps every SM streaming through a block per row (measured faster
+       than clusters from one row per SM up) */
+    if (rows >= resident_blocks || rows >= plan->sms) return WARPRED_ROWS_BLOCK;
     if (plan->clusters && 2 * rows * WARPRED_ROWS_CLUSTER_BLOCKS >= resident_blocks) return WARPRED_ROWS_CLUSTER;
     if (rows > plan->scratch.tickets) return WARPRED_ROWS_BLOCK;
     return WARPRED_ROWS_SPLIT;
@@ -613,18 +619,16 @@ static inline cudaError_t warpred_device_reduce_columns(const warpred_rows_plan 
 
 /* ---- ranges ---- */
 
-template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
 static inline cudaError_t warpred__ranges_launch(const warpred_rows_plan *plan, const T *in, const size_t *begin,
                                                  const size_t *end, size_t count, O *out, Op op, F f, G g,
                                                  cudaStream_t stream)
 {
-    constexpr auto kernel = warpred__ranges_kernel<W, T, R, Op, F, O, G>;
-    const size_t per_block = WARPRED_ROWS_THREADS / W;
-    const size_t blocks = (count + per_block - 1) / per_block;
+    constexpr auto kernel = warpred__ranges_kernel<T, R, Op, F, O, G>;
+    /* every resident block, however few the ranges: a few long ranges need every warp's help */
     return warpred__rows_launch<const T *, const size_t *, const size_t *, size_t, warpred__rows_scratch, O *, Op, F,
-                                G>((const void *)kernel,
-                                   dim3(warpred__rows_min(blocks, warpred__rows_resident<kernel>(plan))), in, begin,
-                                   end, count, plan->scratch, out, op, f, g, stream);
+                                G>((const void *)kernel, dim3(warpred__rows_resident<kernel>(plan)), in, begin, end,
+                                   count, plan->scratch, out, op, f, g, stream);
 }
 
 template <typename T, typename R, typename Op, typename F, typename O, typename G>
@@ -642,16 +646,13 @@ static inline cudaError_t warpred__reduce_ranges(const warpred_rows_plan *plan, 
         /* in may be NULL only when every range is empty, which the host cannot see: ask for it */
         const char *shape = NULL;
         if (count > 0 && (!begin || !end)) shape = "warpred_device_reduce_ranges: begin or end is NULL and count > 0";
-        if (plan && plan->strategy != WARPRED_ROWS_AUTO && plan->strategy != WARPRED_ROWS_LANES)
-            shape = "warpred_device_reduce_ranges: ranges take WARPRED_ROWS_AUTO or WARPRED_ROWS_LANES";
+        if (plan && plan->strategy != WARPRED_ROWS_AUTO)
+            shape = "warpred_device_reduce_ranges: ranges take WARPRED_ROWS_AUTO only (each range's length chooses "
+                    "how it is read)";
         *why = warpred__rows_check(plan, in, count > 0, alignof(T), out, sizeof(A), shape, &err);
         if (*why) return err;
         if (count == 0) return warpred__rows_done(cudaSuccess, why);
-        int w = plan->lanes ? plan->lanes : 16;
-        err = warpred__with_lanes(w, [&](auto lanes) {
-            return warpred__ranges_launch<decltype(lanes)::value, T, R>(plan, in, begin, end, count, out, op, f, g,
-                                                                        stream);
-        });
+        err = warpred__ranges_launch<T, R>(plan, in, begin, end, count, out, op, f, g, stream);
         return warpred__rows_done(err, why);
     }
 }

@@ -464,15 +464,21 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 
 /* ---- ranges ---- */
 
-/* RANGES  Range k is cut in chunks of WARPRED_ROWS_RANGE_CHUNK elements (one chunk when it is
-   shorter). A chunk's value is the group's warp tree over its lanes' shares; a range's result
-   is its one chunk's value, or: lane q of the group folds chunks q, q + W, ... in that order,
-   then the group's tree. That definition does not depend on who computes a chunk, so a range's
-   owner may let idle groups take chunks: it queues the range (a slot and room for its
-   partials in the scratch), and every group that has finished its own ranges takes chunks of
-   queued ranges; the group that stores the last partial folds them. Without room in the queue
-   the owner computes every chunk itself, in registers, to the same bits. Nobody waits for
-   anybody: the owner takes chunks too, so every range ends whatever the others do. */
+/* RANGES  A warp takes tiles of 32 ranges (tile t: ranges 32 t .. 32 t + 31, the warps' tiles
+   in turn), each lane reading one range's offsets, the next tile's in flight. By length:
+   - up to a window (warpred__tile_shape: 32 J elements, 512 floats): the tile's short ranges
+     are read together, as one sequence, a window at a time (below); their count does not
+     matter, only their elements;
+   - up to WARPRED_ROWS_RANGE_CHUNK elements: the whole warp, 16-byte loads, its tree;
+   - longer: cut in chunks of WARPRED_ROWS_RANGE_CHUNK elements. A chunk's value is the warp's
+     tree over its lanes' shares; the range's result: lane q folds chunks q, q + 32, ... in
+     that order, then the warp's tree. That definition does not depend on who computes a
+     chunk, so the range's owner lets idle warps take chunks: every warp first queues its long
+     ranges (a slot and room for their partials in the scratch), and every warp that has
+     finished its own tiles takes chunks of queued ranges; the warp that stores the last partial
+     folds them. Without room in the queue the owner computes every chunk itself, in registers,
+     to the same bits. Nobody waits for anybody: the owner takes chunks too, so every range ends
+     whatever the others do. */
 
 /* Chunk c of a range starting at p (length n) by the group: its value in every lane of it. */
 template <int W, typename T, typename Acc, typename Op, typename F>
@@ -562,42 +568,190 @@ __device__ __forceinline__ void warpred__rows_queue_range(warpred__rows_scratch 
     atomicExch(&en->ready, 1u);
 }
 
-/* m <= 4 ranges of at most 4 * W elements each (sb[i], sn[i]: start and length), ranges k ..
-   k + m - 1: lane q takes elements q, q + W, q + 2W, q + 3W of each, every load in flight
-   before the first is used. */
-template <int W, typename T, typename Acc, typename Op, typename F, typename O, typename G>
-__device__ __forceinline__ void warpred__ranges_short(const T *__restrict__ in, const size_t (&sb)[4],
-                                                      const size_t (&sn)[4], unsigned m, size_t k, O *out, Op op, F f,
-                                                      G g)
+/* ---- ranges: a warp's tile of 32 ranges ---- */
+
+#ifndef WARPRED__RANGES_MIN_BLOCKS
+#    define WARPRED__RANGES_MIN_BLOCKS 3 /* blocks an SM holds at least (bounds the registers) */
+#endif
+
+/* The tile holds the ranges of up to one window each (WIN elements; longer ones count as empty
+   here and are reduced apart): pre[s] is the tile's element count before range s (pre[32] all
+   of them), first[s] range s's first element in `in`. Window by window, the warp loads the
+   tile's elements, WIN at a time, in order and coalesced, into shared memory (the next window's
+   loads in flight while this one is folded), then lane l folds
+   the window's elements l * J .. l * J + J - 1 in order, across range boundaries: a range that
+   starts and ends inside a lane's span is finished there; the others meet in a segmented scan
+   over the lanes (order kept) and a carry from window to window. */
+template <typename T> struct warpred__tile_shape {
+    enum {
+        J = sizeof(T) >= 64       ? 1
+            : 64 / sizeof(T) > 16 ? 16
+                                  : (int)(64 / sizeof(T)), /* a lane's elements */
+        WIN = 32 * J,                                      /* a window's */
+        SLOTS = 32 * (J + 1)                               /* a window in shared memory: a pad after each lane's span */
+    };
+};
+
+/* A warp's shared memory: a window of T, the tile's ranges with elements (pre, first) and
+   their results (res: A each), in raw bytes (no T or A constructed). */
+template <typename T, typename A> struct warpred__tile_smem {
+    alignas(alignof(T) > 8 ? alignof(T) : 8) unsigned char window[warpred__tile_shape<T>::SLOTS * sizeof(T)];
+    alignas(alignof(A) > 8 ? alignof(A) : 8) unsigned char results[32 * sizeof(A)];
+    unsigned pre[33];
+    size_t first[32];
+    __device__ __forceinline__ T *stage(void) { return (T *)window; }
+    __device__ __forceinline__ A *res(void) { return (A *)results; }
+};
+
+/* The tile range holding element j of the tile (0 <= j < pre[32]): the last s with pre[s] <= j
+   (ranges counted as empty have pre[s] == pre[s + 1] and hold none). */
+__device__ __forceinline__ unsigned warpred__tile_find(const unsigned *pre, unsigned j)
+{
+    unsigned s = 0;
+#pragma unroll
+    for (unsigned step = 16; step >= 1; step /= 2)
+        if (pre[s + step] <= j) s += step;
+    return s;
+}
+
+/* Window [w0, w1) of the tile into registers: lane l loads elements w0 + l + 32 i (x[i]). When
+   the tile's ranges lie back to back in `in` (offset: in + offset + j is element j) one add
+   gives the address, else a search. */
+template <typename T, typename A>
+__device__ __forceinline__ void warpred__tile_load(T (&x)[warpred__tile_shape<T>::J], const T *__restrict__ in,
+                                                   const warpred__tile_smem<T, A> &sm, unsigned w0, unsigned w1,
+                                                   bool flat, size_t offset)
+{
+    enum { J = warpred__tile_shape<T>::J };
+    const unsigned l = threadIdx.x % 32;
+#pragma unroll
+    for (int i = 0; i < J; i++) {
+        const unsigned j = w0 + l + 32 * i;
+        if (j < w1) {
+            size_t at;
+            if (flat) at = offset + j;
+            else {
+                const unsigned s = warpred__tile_find(sm.pre, j);
+                at = sm.first[s] + (j - sm.pre[s]);
+            }
+            x[i] = in[at];
+        }
+    }
+}
+
+/* The loaded window into shared memory, each lane's span of J elements followed by a pad (no
+   bank conflicts when lane l reads its span). */
+template <typename T, typename A>
+__device__ __forceinline__ void warpred__tile_put(const T (&x)[warpred__tile_shape<T>::J], warpred__tile_smem<T, A> &sm,
+                                                  unsigned w0, unsigned w1)
+{
+    enum { J = warpred__tile_shape<T>::J };
+    const unsigned l = threadIdx.x % 32;
+    __syncwarp(); /* every lane has read the window before */
+#pragma unroll
+    for (int i = 0; i < J; i++) {
+        const unsigned u = l + 32 * i;
+        if (w0 + u < w1) sm.stage()[u + u / J] = x[i];
+    }
+    __syncwarp();
+}
+
+/* The tile's ranges of up to WIN elements (n: lane l's range k0 + l, its length in the tile, 0
+   for empty and long ones; b: its first element), window after window, results stored. The
+   ranges with elements are numbered in order (c) so that every boundary in the tile starts the
+   next one; a lane's span gets a bit mask of the boundaries in it and folds its J elements
+   without a branch, leaving a range's result (or, for the first range of the span when it began
+   before, its part) in res[c]. Every lane of the warp calls. */
+template <typename T, typename Acc, typename Op, typename F, typename O, typename G>
+__device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
+                                                     warpred__tile_smem<T, typename Acc::type> &sm, size_t k0,
+                                                     unsigned n, size_t b, O *out, Op op, F f, G g)
 {
     typedef typename Acc::type A;
-    const unsigned q = threadIdx.x % W;
-    T e[4][4];
+    enum { J = warpred__tile_shape<T>::J, WIN = warpred__tile_shape<T>::WIN };
+    const unsigned l = threadIdx.x % 32, full = 0xffffffffu;
+    const unsigned with = __ballot_sync(full, n != 0);
+    const unsigned m = __popc(with), c = __popc(with & ((1u << l) - 1));
+    unsigned pre = n; /* inclusive scan of the lengths */
 #pragma unroll
-    for (int r = 0; r < 4; r++)
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-            if (r < (int)m && q + i * W < sn[r]) e[r][i] = in[sb[r] + q + i * W];
-    A acc[4];
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        acc[r] = Acc::start();
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-            if (r < (int)m && q + i * W < sn[r]) Acc::absorb(op, acc[r], f(e[r][i], q + i * W));
+    for (int d = 1; d < 32; d *= 2) {
+        const unsigned up = __shfl_up_sync(full, pre, d);
+        if (l >= (unsigned)d) pre += up;
     }
+    const unsigned total = __shfl_sync(full, pre, 31);
+    pre -= n;
+    __syncwarp(); /* the previous tile's reads of pre, first and res are done */
+    if (n != 0) {
+        sm.pre[c] = pre;
+        sm.first[c] = b;
+    }
+    if (l >= m) sm.pre[l] = total; /* past the last range: the searches stop before */
+    if (l == 0) sm.pre[32] = total;
+    /* back to back: every range with elements starts where the tile's count says */
+    const size_t offset = b - pre;
+    const size_t offset0 = __shfl_sync(full, offset, with ? __ffs(with) - 1 : 0);
+    const bool flat = __all_sync(full, n == 0 || offset == offset0);
+    __syncwarp();
+    bool carried = false;
+    A carry = Acc::start();
+    T x[J];
+    if (total > 0) warpred__tile_load<T>(x, in, sm, 0, total < WIN ? total : WIN, flat, offset0);
+    for (unsigned w0 = 0; w0 < total; w0 += WIN) {
+        const unsigned w1 = total - w0 < WIN ? total : w0 + WIN;
+        warpred__tile_put<T>(x, sm, w0, w1);
+        /* the next window's loads in flight while this one is folded */
+        if (w1 < total) warpred__tile_load<T>(x, in, sm, w1, total - w1 < WIN ? total : w1 + WIN, flat, offset0);
+        const unsigned lo = w0 + l * J, hi = lo + J < w1 ? lo + J : w1;
+        /* acc: the part of the range open at the span's end; head: the span's first range began
+           before the span and ends in it (res[s0] holds its part) */
+        A acc = Acc::start();
+        bool open = false, head = false, back = false; /* back: acc continues an earlier lane's */
+        unsigned s0 = 0;
+        if (lo < hi) {
+            s0 = warpred__tile_find(sm.pre, lo);
+            unsigned mask = 0; /* bit i: a range begins at lo + i */
+            for (unsigned t = s0 + 1; sm.pre[t] < hi; t++) mask |= 1u << (sm.pre[t] - lo);
+            const bool before = sm.pre[s0] < lo;
+            unsigned s = s0, begin = sm.pre[s0];
 #pragma unroll
-    for (int r = 0; r < 4; r++)
-        if (r < (int)m && sn[r] != 0) acc[r] = warpred_warp_reduce<W>(acc[r], op);
+            for (int i = 0; i < J; i++)
+                if (lo + i < hi) {
+                    if ((mask >> i) & 1) {
+                        sm.res()[s++] = acc;
+                        acc = Acc::start();
+                        begin = lo + i;
+                    }
+                    Acc::absorb(op, acc, f(sm.stage()[l * (J + 1) + i], lo + i - begin));
+                }
+            const bool ends = sm.pre[s + 1] == hi;
+            if (ends) sm.res()[s] = acc;
+            open = !ends;
+            head = before && (mask != 0 || ends);
+            back = open && before && mask == 0;
+        }
+        /* segmented scan over the lanes: c = the open range's part from its first element in
+           this window to the end of this lane's span (order kept) */
+        A part = acc;
 #pragma unroll
-    for (int r = 0; r < 4; r++)
-        if (r < (int)m) {
-            if (q == 0) {
-                if (sn[r] == 0) warpred__rows_store<Acc>(out, k + r, warpred__identity<Op, A>(), g);
-                else
-                    warpred__rows_store<Acc>(out, k + r, acc[r], g);
+        for (int d = 1; d < 32; d *= 2) {
+            const A up = warpred__shfl<WARPRED__SHFL_IDX>(full, part, (int)l - d, 32);
+            const bool up_back = __shfl_up_sync(full, back, d);
+            if (l >= (unsigned)d && back) {
+                part = op(up, part);
+                back = up_back;
             }
         }
+        if (back && carried) part = op(carry, part);
+        /* a head ends the range that the lanes before carry in */
+        A earlier = warpred__shfl<WARPRED__SHFL_IDX>(full, part, (int)l - 1, 32);
+        if (l == 0) earlier = carry;
+        if (head) sm.res()[s0] = op(earlier, sm.res()[s0]);
+        const unsigned last = (w1 - w0 - 1) / J;
+        carried = __shfl_sync(full, open, last);
+        carry = warpred__shfl<WARPRED__SHFL_IDX>(full, part, (int)last, 32);
+    }
+    __syncwarp(); /* every result in res */
+    if (n != 0) warpred__rows_store<Acc>(out, k0 + l, sm.res()[c], g);
 }
 
 /* A range longer than a chunk, by its owner group: through its queue entry (helpers may take
@@ -634,60 +788,50 @@ __device__ void warpred__range_long(const T *__restrict__ in, warpred__rows_scra
     if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
 }
 
-template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
-__global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
+template <typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS, WARPRED__RANGES_MIN_BLOCKS)
     warpred__ranges_kernel(const T *__restrict__ in, const size_t *__restrict__ begin, const size_t *__restrict__ end,
                            size_t count, warpred__rows_scratch s, O *out, Op op, F f, G g)
 {
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
-    enum { CHUNK = WARPRED_ROWS_RANGE_CHUNK, SHORT = 4 * W };
-    const size_t thread = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
-    const size_t group = thread / W, groups = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / W);
-    const unsigned q = threadIdx.x % W, mask = warpred__segment_mask<W>();
+    enum { W = 32, CHUNK = WARPRED_ROWS_RANGE_CHUNK, WIN = warpred__tile_shape<T>::WIN };
+    static_assert(sizeof(T) <= 64, "warpred_device_reduce_ranges: input elements may be at most 64 bytes (the "
+                                   "tiles' shared memory holds 64 of them a warp)");
+    __shared__ warpred__tile_smem<T, A> tiles[WARPRED_ROWS_THREADS / 32];
+    warpred__tile_smem<T, A> &sm = tiles[threadIdx.x / 32];
+    const size_t warp = (blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x) / 32;
+    const size_t warps = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / 32);
+    const unsigned q = threadIdx.x % 32, mask = 0xffffffffu;
     unsigned *words = s.counters + s.tickets;
     A *partials = (A *)s.partials;
 
-    /* 1. queue this group's long ranges, so that idle groups find them early; the group reads
-       the offsets of W ranges at once (lane q: range k0 + q) */
-    for (size_t k0 = group * W; k0 < count; k0 += groups * W) {
-        const size_t k = k0 + q;
-        if (k >= count) continue;
+    /* 1. queue this warp's long ranges, so that idle warps find them early */
+    for (size_t k = warp * 32 + q; k < count; k += warps * 32) {
         size_t b;
         const size_t n = warpred__range_length(begin, end, k, &b);
         if (n > CHUNK) warpred__rows_queue_range(s, words, k, b, n);
     }
 
-    /* 2. this group's ranges: short ones four at a time, longer ones whole, long ones through
-       their chunks */
-    for (size_t k0 = group * W; k0 < count; k0 += groups * W) {
-        size_t my_b = 0, my_n = 0;
-        if (k0 + q < count) my_n = warpred__range_length(begin, end, k0 + q, &my_b);
-        const unsigned batch = count - k0 < W ? (unsigned)(count - k0) : W;
-        for (unsigned j = 0; j < batch;) {
-            /* up to four short ranges in a row of the batch: loads of all four in flight */
-            size_t sb[4], sn[4];
-            unsigned m = 0;
-            for (; m < 4 && j + m < batch; m++) {
-                sb[m] = __shfl_sync(mask, my_b, j + m, W);
-                sn[m] = __shfl_sync(mask, my_n, j + m, W);
-                if (sn[m] > SHORT) break;
+    /* 2. this warp's tiles of 32 ranges (the next tile's offsets in flight): the ranges of up
+       to a window together, longer ones by the whole warp, long ones through their chunks */
+    size_t next_b = 0, next_n = 0;
+    if (warp * 32 + q < count) next_n = warpred__range_length(begin, end, warp * 32 + q, &next_b);
+    for (size_t k0 = warp * 32; k0 < count; k0 += warps * 32) {
+        const size_t b = next_b, n = next_n;
+        next_b = next_n = 0;
+        if (k0 + warps * 32 + q < count) next_n = warpred__range_length(begin, end, k0 + warps * 32 + q, &next_b);
+        if (k0 + q < count && n == 0) warpred__rows_store<Acc>(out, k0 + q, warpred__identity<Op, A>(), g);
+        warpred__tile_ranges<T, Acc>(in, sm, k0, n <= WIN ? (unsigned)n : 0u, b, out, op, f, g);
+        for (unsigned longer = __ballot_sync(mask, n > WIN); longer; longer &= longer - 1) {
+            const int r = __ffs(longer) - 1;
+            const size_t rb = __shfl_sync(mask, b, r), rn = __shfl_sync(mask, n, r);
+            if (rn <= CHUNK) {
+                const A v = warpred__range_chunk<W, T, Acc>(in + rb, rn, 0, op, f);
+                if (q == 0) warpred__rows_store<Acc>(out, k0 + r, v, g);
+            } else {
+                warpred__range_long<W, T, Acc>(in, s, words, k0 + r, rb, rn, out, op, f, g);
             }
-            if (m > 0) {
-                warpred__ranges_short<W, T, Acc>(in, sb, sn, m, k0 + j, out, op, f, g);
-                j += m;
-                continue;
-            }
-            const size_t k = k0 + j, b = sb[0], n = sn[0];
-            j++;
-            if (n <= CHUNK) {
-                A acc = Acc::start();
-                warpred__rows_take<T, Acc, 4>(acc, in + b, n, 0, q, W, op, f);
-                acc = warpred_warp_reduce<W>(acc, op);
-                if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
-                continue;
-            }
-            warpred__range_long<W, T, Acc>(in, s, words, k, b, n, out, op, f, g);
         }
     }
 
