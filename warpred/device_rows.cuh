@@ -91,7 +91,7 @@
                             reducer). AUTO: while there are at least as many rows as SMs.
      WARPRED_ROWS_CLUSTER   a cluster of 8 blocks per row (sm_90 and newer; elsewhere the call
                             returns cudaErrorNotSupported); DSMEM, no global scratch. AUTO:
-                            fewer rows than resident blocks, but at least half a wave of
+                            fewer rows than SMs, but at least half a wave of
                             clusters.
      WARPRED_ROWS_SPLIT     chunks of a row over several blocks (about eight per resident
                             block in all); each block stores its chunk's partial and takes the
