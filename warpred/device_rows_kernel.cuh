@@ -52,7 +52,15 @@ typedef struct warpred__rows_entry {
     unsigned pad;
 } warpred__rows_entry;
 
-enum { WARPRED__ROWS_QUEUED, WARPRED__ROWS_ALLOCATED, WARPRED__ROWS_EXITED, WARPRED__ROWS_WORDS };
+/* the queue's words: slots handed out, partials handed out, blocks done, and the first slot that
+   may still have chunks to claim (every slot before it was seen fully claimed) */
+enum {
+    WARPRED__ROWS_QUEUED,
+    WARPRED__ROWS_ALLOCATED,
+    WARPRED__ROWS_EXITED,
+    WARPRED__ROWS_OPEN_FROM,
+    WARPRED__ROWS_WORDS
+};
 
 typedef struct warpred__rows_scratch {
     void *partials;
@@ -549,15 +557,16 @@ __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict
     return last > first ? last - first : 0;
 }
 
-/* Queues range k (n > WARPRED_ROWS_RANGE_CHUNK elements from b) for helpers, if there is room. */
-__device__ __forceinline__ void warpred__rows_queue_range(warpred__rows_scratch s, unsigned *words, size_t k, size_t b,
-                                                          size_t n)
+/* Queues range k (n > WARPRED_ROWS_RANGE_CHUNK elements from b) for helpers, if there is room:
+   its slot, or WARPRED_ROWS_QUEUE when it was not queued. */
+__device__ __forceinline__ unsigned warpred__rows_queue_range(warpred__rows_scratch s, unsigned *words, size_t k,
+                                                              size_t b, size_t n)
 {
     const unsigned chunks = (unsigned)((n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK);
     const unsigned slot = atomicAdd(&words[WARPRED__ROWS_QUEUED], 1u);
-    if (slot >= WARPRED_ROWS_QUEUE) return;
+    if (slot >= WARPRED_ROWS_QUEUE) return WARPRED_ROWS_QUEUE;
     const unsigned base = atomicAdd(&words[WARPRED__ROWS_ALLOCATED], chunks);
-    if (base + (unsigned long long)chunks > s.capacity) return; /* no room: the owner alone */
+    if (base + (unsigned long long)chunks > s.capacity) return WARPRED_ROWS_QUEUE; /* no room: the owner alone */
     warpred__rows_entry *en = &s.queue[slot];
     en->range = k;
     en->begin = b;
@@ -566,6 +575,7 @@ __device__ __forceinline__ void warpred__rows_queue_range(warpred__rows_scratch 
     en->base = base;
     __threadfence(); /* the fields before the flag */
     atomicExch(&en->ready, 1u);
+    return slot;
 }
 
 /* ---- ranges: a warp's tile of 32 ranges ---- */
@@ -755,22 +765,29 @@ __device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
 }
 
 /* A range longer than a chunk, by its owner group: through its queue entry (helpers may take
-   chunks too), or alone, in registers, to the same bits when it found no room. */
+   chunks too), or alone, in registers, to the same bits when it found no room. slot: its entry
+   when the owner kept it, WARPRED_ROWS_QUEUE when it was not queued, ~0u: to be looked up. */
 template <int W, typename T, typename Acc, typename Op, typename F, typename O, typename G>
 __device__ void warpred__range_long(const T *__restrict__ in, warpred__rows_scratch s, unsigned *words, size_t k,
-                                    size_t b, size_t n, O *out, Op op, F f, G g)
+                                    size_t b, size_t n, unsigned slot, O *out, Op op, F f, G g)
 {
     typedef typename Acc::type A;
     const unsigned q = threadIdx.x % W, mask = warpred__segment_mask<W>();
-    const unsigned queued = warpred__rows_queued<W>(words);
     warpred__rows_entry *mine = 0;
-    for (unsigned slot = q; slot < queued; slot += W) {
-        warpred__rows_entry *en = &s.queue[slot];
-        if (warpred__load_acquire(&en->ready) && en->range == k) mine = en;
-    }
-    for (int d = W / 2; d >= 1; d /= 2) {
-        warpred__rows_entry *other = (warpred__rows_entry *)__shfl_xor_sync(mask, (unsigned long long)mine, d, W);
-        if (other) mine = other;
+    if (slot < WARPRED_ROWS_QUEUE) {
+        mine = &s.queue[slot];
+        /* its fields were written by this warp before its ready flag: ordered for the warp */
+        __syncwarp(mask);
+    } else if (slot != WARPRED_ROWS_QUEUE) {
+        const unsigned queued = warpred__rows_queued<W>(words);
+        for (unsigned at = q; at < queued; at += W) {
+            warpred__rows_entry *en = &s.queue[at];
+            if (warpred__load_acquire(&en->ready) && en->range == k) mine = en;
+        }
+        for (int d = W / 2; d >= 1; d /= 2) {
+            warpred__rows_entry *other = (warpred__rows_entry *)__shfl_xor_sync(mask, (unsigned long long)mine, d, W);
+            if (other) mine = other;
+        }
     }
     if (mine) {
         A total;
@@ -806,12 +823,21 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, WARPRED__RANGES_MIN_BLOC
     unsigned *words = s.counters + s.tickets;
     A *partials = (A *)s.partials;
 
-    /* 1. queue this warp's long ranges, so that idle warps find them early */
+    /* 1. queue this warp's long ranges, so that idle warps find them early; a lane keeps the
+       slots of its first four (16 bits each, 0xffff: not queued) for step 2 */
+    unsigned long long kept = 0;
+    unsigned long_ranges = 0;
     for (size_t k = warp * 32 + q; k < count; k += warps * 32) {
         size_t b;
         const size_t n = warpred__range_length(begin, end, k, &b);
-        if (n > CHUNK) warpred__rows_queue_range(s, words, k, b, n);
+        if (n > CHUNK) {
+            const unsigned slot = warpred__rows_queue_range(s, words, k, b, n);
+            if (long_ranges < 4)
+                kept |= (unsigned long long)(slot < WARPRED_ROWS_QUEUE ? slot : 0xffffu) << (16 * long_ranges);
+            long_ranges++;
+        }
     }
+    unsigned owned = 0; /* long ranges of this lane met again in step 2 */
 
     /* 2. this warp's tiles of 32 ranges (the next tile's offsets in flight): the ranges of up
        to a window together, longer ones by the whole warp, long ones through their chunks */
@@ -830,23 +856,37 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, WARPRED__RANGES_MIN_BLOC
                 const A v = warpred__range_chunk<W, T, Acc>(in + rb, rn, 0, op, f);
                 if (q == 0) warpred__rows_store<Acc>(out, k0 + r, v, g);
             } else {
-                warpred__range_long<W, T, Acc>(in, s, words, k0 + r, rb, rn, out, op, f, g);
+                /* the slot step 1 kept, from the owning lane */
+                unsigned slot = ~0u;
+                if (q == (unsigned)r) {
+                    if (owned < 4) {
+                        slot = (unsigned)(kept >> (16 * owned)) & 0xffffu;
+                        if (slot == 0xffffu) slot = WARPRED_ROWS_QUEUE;
+                    }
+                    owned++;
+                }
+                slot = __shfl_sync(mask, slot, r);
+                warpred__range_long<W, T, Acc>(in, s, words, k0 + r, rb, rn, slot, out, op, f, g);
             }
         }
     }
 
-    /* 3. help with queued ranges until none has chunks left: the group reads the state of W
-       entries at once and claims chunks only of those with chunks left */
+    /* 3. help with queued ranges until none has chunks left: the warp reads the state of 32
+       entries at once, from the first that may have chunks left, and claims chunks only of those
+       with chunks left; 32 entries seen with none open move every warp's start past them */
     const unsigned queued = warpred__rows_queued<W>(words);
-    for (unsigned slot0 = 0; slot0 < queued; slot0 += W) {
+    unsigned from = 0;
+    if (q == 0) from = *(volatile unsigned *)&words[WARPRED__ROWS_OPEN_FROM];
+    from = __shfl_sync(mask, from, 0) / W * W;
+    for (unsigned slot0 = from; slot0 < queued; slot0 += W) {
         bool open = false;
         if (slot0 + q < queued) {
             const warpred__rows_entry *en = &s.queue[slot0 + q];
             open = warpred__load_acquire(&en->ready) && *(volatile const unsigned *)&en->claimed < en->chunks;
         }
         unsigned todo = __ballot_sync(mask, open);
-        if (W < 32) todo = (todo >> (threadIdx.x % 32 / W * W)) & (0xffffffffu >> (32 - W));
-        __syncwarp(mask); /* each lane's acquire, for the group's reads of the entries */
+        if (todo == 0 && q == 0) atomicMax(&words[WARPRED__ROWS_OPEN_FROM], slot0 + W);
+        __syncwarp(mask); /* each lane's acquire, for the warp's reads of the entries */
         while (todo) {
             const unsigned slot = slot0 + __ffs(todo) - 1;
             todo &= todo - 1;
@@ -874,6 +914,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, WARPRED__RANGES_MIN_BLOC
         words[WARPRED__ROWS_QUEUED] = 0;
         words[WARPRED__ROWS_ALLOCATED] = 0;
         words[WARPRED__ROWS_EXITED] = 0;
+        words[WARPRED__ROWS_OPEN_FROM] = 0;
     }
 }
 
