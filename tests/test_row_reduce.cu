@@ -337,9 +337,10 @@ static void test_blocks(void **state)
     run_layout<warpred_row_layout<float, 96, 4>, float>(); /* a block that is not a power of two */
 }
 
-template <class L, typename T> static void run_clusters(const char *what)
+/* run(c) for every cluster size c of 2, 3, 4, 8, 16 that the GPU allows (most: max_cluster's
+   answer for the layout's kernel) and the layout holds. */
+template <class L, typename Run> static void each_cluster_size(int most, const char *what, Run run)
 {
-    const int most = max_cluster(probe<L, T, float>, L::BLOCK);
     if (most < 2) {
         printf("[ INFO     ] %s: no clusters on this GPU (before sm_90), not run\n", what);
         return;
@@ -347,7 +348,12 @@ template <class L, typename T> static void run_clusters(const char *what)
     printf("[ INFO     ] %s: clusters of up to %d blocks\n", what, most);
     const int sizes[] = {2, 3, 4, 8, 16};
     for (int i = 0; i < 5; i++)
-        if (sizes[i] <= most && sizes[i] <= L::CLUSTER) run_layout<L, T>(sizes[i]);
+        if (sizes[i] <= most && sizes[i] <= L::CLUSTER) run(sizes[i]);
+}
+
+template <class L, typename T> static void run_clusters(const char *what)
+{
+    each_cluster_size<L>(max_cluster(probe<L, T, float>, L::BLOCK), what, [](int c) { run_layout<L, T>(c); });
 }
 
 static void test_clusters(void **state)
@@ -657,15 +663,7 @@ static void test_packed_blocks(void **state)
 
 template <class L, typename T> static void run_packed_clusters(const char *what)
 {
-    const int most = max_cluster(packed_probe<L, T, float>, L::BLOCK);
-    if (most < 2) {
-        printf("[ INFO     ] %s: no clusters on this GPU (before sm_90), not run\n", what);
-        return;
-    }
-    printf("[ INFO     ] %s: clusters of up to %d blocks\n", what, most);
-    const int sizes[] = {2, 3, 4, 8, 16};
-    for (int i = 0; i < 5; i++)
-        if (sizes[i] <= most && sizes[i] <= L::CLUSTER) run_packed<L, T>(sizes[i]);
+    each_cluster_size<L>(max_cluster(packed_probe<L, T, float>, L::BLOCK), what, [](int c) { run_packed<L, T>(c); });
 }
 
 static void test_packed_clusters(void **state)

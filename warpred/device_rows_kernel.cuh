@@ -580,18 +580,11 @@ __device__ __forceinline__ unsigned warpred__rows_queue_range(warpred__rows_scra
 
 /* ---- ranges: a warp's tile of 32 ranges ---- */
 
-#ifndef WARPRED__RANGES_MIN_BLOCKS
-#    define WARPRED__RANGES_MIN_BLOCKS 3 /* blocks an SM holds at least (bounds the registers) */
-#endif
-
-/* The tile holds the ranges of up to one window each (WIN elements; longer ones count as empty
-   here and are reduced apart): pre[s] is the tile's element count before range s (pre[32] all
-   of them), first[s] range s's first element in `in`. Window by window, the warp loads the
-   tile's elements, WIN at a time, in order and coalesced, into shared memory (the next window's
-   loads in flight while this one is folded), then lane l folds
-   the window's elements l * J .. l * J + J - 1 in order, across range boundaries: a range that
-   starts and ends inside a lane's span is finished there; the others meet in a segmented scan
-   over the lanes (order kept) and a carry from window to window. */
+/* A tile: the ranges of up to one window (WIN elements) among 32 consecutive ranges; longer ones
+   are reduced apart (warpred__ranges_kernel). Window by window the warp loads the tile's
+   elements in order, coalesced, into shared memory (the next window's loads in flight while this
+   one is folded); lane l folds the window's elements l * J .. l * J + J - 1 in order, across
+   range boundaries (warpred__tile_ranges). */
 template <typename T> struct warpred__tile_shape {
     enum {
         J = sizeof(T) >= 64       ? 1
@@ -614,7 +607,7 @@ template <typename T, typename A> struct warpred__tile_smem {
 };
 
 /* The tile range holding element j of the tile (0 <= j < pre[32]): the last s with pre[s] <= j
-   (ranges counted as empty have pre[s] == pre[s + 1] and hold none). */
+   (the entries after the last range hold the tile's count, which no j reaches). */
 __device__ __forceinline__ unsigned warpred__tile_find(const unsigned *pre, unsigned j)
 {
     unsigned s = 0;
@@ -806,7 +799,7 @@ __device__ void warpred__range_long(const T *__restrict__ in, warpred__rows_scra
 }
 
 template <typename T, typename R, typename Op, typename F, typename O, typename G>
-__global__ void __launch_bounds__(WARPRED_ROWS_THREADS, WARPRED__RANGES_MIN_BLOCKS)
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     warpred__ranges_kernel(const T *__restrict__ in, const size_t *__restrict__ begin, const size_t *__restrict__ end,
                            size_t count, warpred__rows_scratch s, O *out, Op op, F f, G g)
 {
