@@ -1960,7 +1960,7 @@ static void test_ranges(void **state)
 /* More long ranges than the plan's queue holds (WARPRED_ROWS_QUEUE), each of 17 to 22 chunks of
    WARPRED_ROWS_RANGE_CHUNK, so that the queued ones need more partials than the plan has (their
    owners then compute alone), all over one region (they overlap): int sums against prefix sums,
-   and the reproducible sum against warpred_device_reduce, under every lane count. Under the
+   and the reproducible sum against warpred_device_reduce. Under the
    sanitizer: 64 ranges of 2 or 3 chunks (the queue without overflow). */
 static void test_ranges_long_queue(void **state)
 {

@@ -45,21 +45,25 @@ typedef struct warpred__rows_entry {
     unsigned long long begin; /* its first element */
     unsigned long long len;   /* its length */
     unsigned chunks;          /* WARPRED_ROWS_RANGE_CHUNK elements each, the last shorter */
-    unsigned base;            /* its chunks' partials: partials[base .. base + chunks) */
-    unsigned claimed;         /* chunks handed out */
+    unsigned base;            /* its chunks' numbers, and their partials: base .. base + chunks - 1 */
     unsigned done;            /* chunks whose partials are stored */
-    unsigned ready;           /* 1 once the fields above are written */
     unsigned pad;
 } warpred__rows_entry;
 
-/* the queue's words: slots handed out, partials handed out, blocks done, and the first slot that
-   may still have chunks to claim (every slot before it was seen fully claimed) */
+/* The queue's words. QUEUED (64 bits): slots handed out (above bit WARPRED__ROWS_SLOT_SHIFT) and
+   chunk numbers handed out (below), taken in one atomic so that entries' first chunks rise with
+   their slots; TAKEN: chunk numbers taken by helpers; CUT: the complement of the first chunk
+   number that no entry holds (0: none cut); LISTED: warps that have queued all their long
+   ranges; EXITED: blocks done; FIRSTS: each slot's first chunk number. */
 enum {
-    WARPRED__ROWS_QUEUED,
-    WARPRED__ROWS_ALLOCATED,
+    WARPRED__ROWS_QUEUED = 0, /* and 1 */
+    WARPRED__ROWS_TAKEN = 2,
+    WARPRED__ROWS_CUT,
+    WARPRED__ROWS_LISTED,
     WARPRED__ROWS_EXITED,
-    WARPRED__ROWS_OPEN_FROM,
-    WARPRED__ROWS_WORDS
+    WARPRED__ROWS_FIRSTS,
+    WARPRED__ROWS_WORDS = WARPRED__ROWS_FIRSTS + WARPRED_ROWS_QUEUE,
+    WARPRED__ROWS_SLOT_SHIFT = 44
 };
 
 typedef struct warpred__rows_scratch {
@@ -481,12 +485,12 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
    - longer: cut in chunks of WARPRED_ROWS_RANGE_CHUNK elements. A chunk's value is the warp's
      tree over its lanes' shares; the range's result: lane q folds chunks q, q + 32, ... in
      that order, then the warp's tree. That definition does not depend on who computes a
-     chunk, so the range's owner lets idle warps take chunks: every warp first queues its long
-     ranges (a slot and room for their partials in the scratch), and every warp that has
-     finished its own tiles takes chunks of queued ranges; the warp that stores the last partial
-     folds them. Without room in the queue the owner computes every chunk itself, in registers,
-     to the same bits. Nobody waits for anybody: the owner takes chunks too, so every range ends
-     whatever the others do. */
+     chunk, so every warp shares the work: each first queues its long ranges (a slot, and
+     numbers for their chunks, whose partials have room in the scratch), then does its tiles,
+     then takes queued chunks by number from one counter until none is left; the warp that
+     stores a range's last partial folds them. Before taking chunks a warp waits (a bounded
+     time) for every warp to have queued. Without room in the queue the owner computes every
+     chunk itself, in registers, to the same bits. */
 
 /* Chunk c of a range starting at p (length n) by the group: its value in every lane of it. */
 template <int W, typename T, typename Acc, typename Op, typename F>
@@ -508,46 +512,6 @@ template <int W, typename A, typename Op> __device__ __forceinline__ A warpred__
     return warpred_warp_reduce<W>(v, op);
 }
 
-/* Chunks of queue entry e while any are left; true when this group stored the last partial (its
-   lanes then hold the range's result in the first lane). */
-template <int W, typename T, typename Acc, typename Op, typename F>
-__device__ bool warpred__range_help(const T *__restrict__ in, warpred__rows_entry *e, typename Acc::type *partials,
-                                    Op op, F f, typename Acc::type &result)
-{
-    typedef typename Acc::type A;
-    const unsigned q = threadIdx.x % W, mask = warpred__segment_mask<W>();
-    const unsigned chunks = e->chunks, base = e->base;
-    const size_t begin = e->begin, len = e->len;
-    for (;;) {
-        unsigned c = 0;
-        if (q == 0) c = atomicAdd(&e->claimed, 1u);
-        c = __shfl_sync(mask, c, 0, W);
-        if (c >= chunks) return false;
-        const A v = warpred__range_chunk<W, T, Acc>(in + begin, len, c, op, f);
-        unsigned last = 0;
-        if (q == 0) {
-            partials[base + c] = v;
-            last = warpred__ticket(&e->done) == chunks - 1;
-        }
-        /* bar.warp.sync orders memory among the group: the first lane's acquire covers all */
-        __syncwarp(mask);
-        last = __shfl_sync(mask, last, 0, W);
-        if (last) {
-            result = warpred__range_tree<W>(warpred__rows_fold_strided<Acc>(partials + base, chunks, q, W, op), op);
-            return true;
-        }
-    }
-}
-
-/* The queue's length as the group's first lane reads it, the same in every lane of the group. */
-template <int W> __device__ __forceinline__ unsigned warpred__rows_queued(unsigned *words)
-{
-    unsigned n = 0;
-    if (threadIdx.x % W == 0) n = *(volatile unsigned *)&words[WARPRED__ROWS_QUEUED];
-    n = __shfl_sync(warpred__segment_mask<W>(), n, 0, W);
-    return n < WARPRED_ROWS_QUEUE ? n : WARPRED_ROWS_QUEUE;
-}
-
 /* Range k's first element (*b) and length: 0 when end[k] <= begin[k]. */
 __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict__ begin,
                                                         const size_t *__restrict__ end, size_t k, size_t *b)
@@ -557,25 +521,137 @@ __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict
     return last > first ? last - first : 0;
 }
 
-/* Queues range k (n > WARPRED_ROWS_RANGE_CHUNK elements from b) for helpers, if there is room:
-   its slot, or WARPRED_ROWS_QUEUE when it was not queued. */
-__device__ __forceinline__ unsigned warpred__rows_queue_range(warpred__rows_scratch s, unsigned *words, size_t k,
-                                                              size_t b, size_t n)
+/* Queues range k (n > WARPRED_ROWS_RANGE_CHUNK elements from b) for the warps' shared chunks:
+   true when it got a slot and room for its partials. Lanes try only while a plain read says
+   there may be room, so the slot and chunk counts stay far inside their bits however many
+   ranges there are. A slot without room still records its first chunk number (above every
+   queued chunk), so that the first chunk numbers of all slots handed out keep rising. */
+__device__ __forceinline__ bool warpred__rows_queue_range(warpred__rows_scratch s, unsigned *words, size_t k, size_t b,
+                                                          size_t n)
 {
-    const unsigned chunks = (unsigned)((n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK);
-    const unsigned slot = atomicAdd(&words[WARPRED__ROWS_QUEUED], 1u);
-    if (slot >= WARPRED_ROWS_QUEUE) return WARPRED_ROWS_QUEUE;
-    const unsigned base = atomicAdd(&words[WARPRED__ROWS_ALLOCATED], chunks);
-    if (base + (unsigned long long)chunks > s.capacity) return WARPRED_ROWS_QUEUE; /* no room: the owner alone */
-    warpred__rows_entry *en = &s.queue[slot];
-    en->range = k;
-    en->begin = b;
-    en->len = n;
-    en->chunks = chunks;
-    en->base = base;
-    __threadfence(); /* the fields before the flag */
-    atomicExch(&en->ready, 1u);
-    return slot;
+    const unsigned long long chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
+    const unsigned long long low = (1ull << WARPRED__ROWS_SLOT_SHIFT) - 1;
+    unsigned long long *queued = (unsigned long long *)&words[WARPRED__ROWS_QUEUED];
+    const unsigned long long seen = *(volatile unsigned long long *)queued;
+    if ((seen >> WARPRED__ROWS_SLOT_SHIFT) >= WARPRED_ROWS_QUEUE || (seen & low) + chunks > s.capacity) return false;
+    const unsigned long long got = atomicAdd(queued, (1ull << WARPRED__ROWS_SLOT_SHIFT) + chunks);
+    const unsigned long long slot = got >> WARPRED__ROWS_SLOT_SHIFT, base = got & low;
+    const bool room = slot < WARPRED_ROWS_QUEUE && base + chunks <= s.capacity;
+    const unsigned first = base < s.capacity ? (unsigned)base : s.capacity;
+    if (room) {
+        warpred__rows_entry *en = &s.queue[slot];
+        en->range = k;
+        en->begin = b;
+        en->len = n;
+        en->chunks = (unsigned)chunks;
+        en->base = first;
+    } else
+        atomicMax(&words[WARPRED__ROWS_CUT], ~first);
+    if (slot < WARPRED_ROWS_QUEUE) words[WARPRED__ROWS_FIRSTS + slot] = first;
+    __threadfence(); /* the entry before the warp's count (warpred__rows_listed) */
+    return room;
+}
+
+/* The warp has queued its long ranges: counted, after every lane's queue writes. */
+__device__ __forceinline__ void warpred__rows_listed(unsigned *words)
+{
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) atomicAdd(&words[WARPRED__ROWS_LISTED], 1u);
+}
+
+/* Waits until all `warps` have queued their long ranges: true then, in every lane, and the
+   queue's entries are complete for the warp. Without the wait, warps with no ranges of their
+   own found the queue still empty and left the owners to chunk alone. The wait is bounded in
+   time, because a grid that is not all resident at once (another kernel on the GPU) must not
+   wait on warps that cannot start: false then, and this warp does not help (the last warp to
+   be counted always finds the queue complete, so every queued chunk is still taken). */
+__device__ __forceinline__ bool warpred__rows_wait_listed(unsigned *words, unsigned warps)
+{
+    if (threadIdx.x % 32 == 0 && warpred__load_acquire(&words[WARPRED__ROWS_LISTED]) < warps) {
+        unsigned long long start, now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+        do {
+            __nanosleep(256);
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        } while (warpred__load_acquire(&words[WARPRED__ROWS_LISTED]) < warps && now - start < 20000);
+    }
+    __syncwarp();
+    return __all_sync(0xffffffffu, warpred__load_acquire(&words[WARPRED__ROWS_LISTED]) >= warps);
+}
+
+/* The slot holding chunk c: the last of slots [lo, n) whose first chunk is at most c (first
+   chunks rise with the slots; the first of slot lo is at most c). 32 slots read a round. */
+__device__ __forceinline__ unsigned warpred__rows_find_slot(const unsigned *words, unsigned lo, unsigned n, unsigned c)
+{
+    const unsigned q = threadIdx.x % 32;
+    const volatile unsigned *firsts = words + WARPRED__ROWS_FIRSTS;
+    while (n - lo > 1) {
+        const unsigned step = (n - lo + 31) / 32, at = lo + q * step;
+        const unsigned below = __ballot_sync(0xffffffffu, at < n && firsts[at] <= c);
+        lo += (31 - __clz(below)) * step;
+        n = lo + step < n ? lo + step : n;
+    }
+    return lo;
+}
+
+/* Every warp: queued chunks, taken in their numbers' order from one counter, until none is
+   left; the warp storing an entry's last partial folds them and stores the range's result. */
+template <typename T, typename Acc, typename Op, typename F, typename O, typename G>
+__device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ in, warpred__rows_scratch s,
+                                                          unsigned *words, O *out, Op op, F f, G g)
+{
+    typedef typename Acc::type A;
+    const unsigned q = threadIdx.x % 32, full = 0xffffffffu;
+    const unsigned long long queued = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
+    const unsigned long long handed = queued & ((1ull << WARPRED__ROWS_SLOT_SHIFT) - 1);
+    const unsigned cut = ~*(volatile unsigned *)&words[WARPRED__ROWS_CUT];
+    const unsigned slots = (unsigned)(queued >> WARPRED__ROWS_SLOT_SHIFT) < WARPRED_ROWS_QUEUE
+                               ? (unsigned)(queued >> WARPRED__ROWS_SLOT_SHIFT)
+                               : WARPRED_ROWS_QUEUE;
+    const unsigned total = handed < cut ? (unsigned)handed : cut; /* chunks that entries hold */
+    if (total == 0) return;
+    A *partials = (A *)s.partials;
+    unsigned slot = 0, c = 0, next = 0;
+    if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], 1u);
+    for (;;) {
+        c = __shfl_sync(full, next, 0);
+        if (c >= total) return;
+        /* the next chunk's number on its way while this one is read */
+        if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], 1u);
+        slot = warpred__rows_find_slot(words, slot, slots, c);
+        warpred__rows_entry *en = &s.queue[slot];
+        const unsigned chunks = en->chunks, base = en->base;
+        const A v = warpred__range_chunk<32, T, Acc>(in + en->begin, en->len, c - base, op, f);
+        unsigned last = 0;
+        if (q == 0) {
+            partials[c] = v;
+            last = warpred__ticket(&en->done) == chunks - 1;
+        }
+        /* bar.warp.sync orders memory among the warp: the first lane's acquire covers all */
+        __syncwarp();
+        if (__shfl_sync(full, last, 0)) {
+            const A total_v =
+                warpred__range_tree<32>(warpred__rows_fold_strided<Acc>(partials + base, chunks, q, 32, op), op);
+            if (q == 0) warpred__rows_store<Acc>(out, en->range, total_v, g);
+        }
+    }
+}
+
+/* A range longer than a chunk, by its warp alone, in registers: the same bits as through the
+   queue (lane q folds chunks q, q + 32, ... in order, then the warp's tree). */
+template <typename T, typename Acc, typename Op, typename F, typename O, typename G>
+__device__ void warpred__range_alone(const T *__restrict__ in, size_t k, size_t b, size_t n, O *out, Op op, F f, G g)
+{
+    typedef typename Acc::type A;
+    const unsigned q = threadIdx.x % 32;
+    const size_t chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
+    A acc = Acc::start();
+    for (size_t c = 0; c < chunks; c++) {
+        const A v = warpred__range_chunk<32, T, Acc>(in + b, n, c, op, f);
+        if (c % 32 == q) acc = c < 32 ? v : op(acc, v);
+    }
+    acc = warpred__range_tree<32>(acc, op);
+    if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
 }
 
 /* ---- ranges: a warp's tile of 32 ranges ---- */
@@ -757,47 +833,6 @@ __device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
     if (n != 0) warpred__rows_store<Acc>(out, k0 + l, sm.res()[c], g);
 }
 
-/* A range longer than a chunk, by its owner group: through its queue entry (helpers may take
-   chunks too), or alone, in registers, to the same bits when it found no room. slot: its entry
-   when the owner kept it, WARPRED_ROWS_QUEUE when it was not queued, ~0u: to be looked up. */
-template <int W, typename T, typename Acc, typename Op, typename F, typename O, typename G>
-__device__ void warpred__range_long(const T *__restrict__ in, warpred__rows_scratch s, unsigned *words, size_t k,
-                                    size_t b, size_t n, unsigned slot, O *out, Op op, F f, G g)
-{
-    typedef typename Acc::type A;
-    const unsigned q = threadIdx.x % W, mask = warpred__segment_mask<W>();
-    warpred__rows_entry *mine = 0;
-    if (slot < WARPRED_ROWS_QUEUE) {
-        mine = &s.queue[slot];
-        /* its fields were written by this warp before its ready flag: ordered for the warp */
-        __syncwarp(mask);
-    } else if (slot != WARPRED_ROWS_QUEUE) {
-        const unsigned queued = warpred__rows_queued<W>(words);
-        for (unsigned at = q; at < queued; at += W) {
-            warpred__rows_entry *en = &s.queue[at];
-            if (warpred__load_acquire(&en->ready) && en->range == k) mine = en;
-        }
-        for (int d = W / 2; d >= 1; d /= 2) {
-            warpred__rows_entry *other = (warpred__rows_entry *)__shfl_xor_sync(mask, (unsigned long long)mine, d, W);
-            if (other) mine = other;
-        }
-    }
-    if (mine) {
-        A total;
-        if (warpred__range_help<W, T, Acc>(in, mine, (A *)s.partials, op, f, total) && q == 0)
-            warpred__rows_store<Acc>(out, k, total, g);
-        return;
-    }
-    const size_t chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
-    A acc = Acc::start();
-    for (size_t c = 0; c < chunks; c++) {
-        const A v = warpred__range_chunk<W, T, Acc>(in + b, n, c, op, f);
-        if (c % W == q) acc = c < W ? v : op(acc, v);
-    }
-    acc = warpred__range_tree<W>(acc, op);
-    if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
-}
-
 template <typename T, typename R, typename Op, typename F, typename O, typename G>
 __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     warpred__ranges_kernel(const T *__restrict__ in, const size_t *__restrict__ begin, const size_t *__restrict__ end,
@@ -805,7 +840,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
 {
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
-    enum { W = 32, CHUNK = WARPRED_ROWS_RANGE_CHUNK, WIN = warpred__tile_shape<T>::WIN };
+    enum { CHUNK = WARPRED_ROWS_RANGE_CHUNK, WIN = warpred__tile_shape<T>::WIN };
     static_assert(sizeof(T) <= 64, "warpred_device_reduce_ranges: input elements may be at most 64 bytes (the "
                                    "tiles' shared memory holds 64 of them a warp)");
     __shared__ warpred__tile_smem<T, A> tiles[WARPRED_ROWS_THREADS / 32];
@@ -814,26 +849,25 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     const size_t warps = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / 32);
     const unsigned q = threadIdx.x % 32, mask = 0xffffffffu;
     unsigned *words = s.counters + s.tickets;
-    A *partials = (A *)s.partials;
 
-    /* 1. queue this warp's long ranges, so that idle warps find them early; a lane keeps the
-       slots of its first four (16 bits each, 0xffff: not queued) for step 2 */
-    unsigned long long kept = 0;
+    /* 1. queue this warp's long ranges, so that every warp can take their chunks; a lane
+       remembers which of its first 64 were queued (bit i: its i-th long range) for step 2 */
+    unsigned long long queued = 0;
     unsigned long_ranges = 0;
     for (size_t k = warp * 32 + q; k < count; k += warps * 32) {
         size_t b;
         const size_t n = warpred__range_length(begin, end, k, &b);
         if (n > CHUNK) {
-            const unsigned slot = warpred__rows_queue_range(s, words, k, b, n);
-            if (long_ranges < 4)
-                kept |= (unsigned long long)(slot < WARPRED_ROWS_QUEUE ? slot : 0xffffu) << (16 * long_ranges);
+            if (long_ranges < 64 && warpred__rows_queue_range(s, words, k, b, n)) queued |= 1ull << long_ranges;
             long_ranges++;
         }
     }
-    unsigned owned = 0; /* long ranges of this lane met again in step 2 */
+    warpred__rows_listed(words);
+    unsigned met = 0; /* long ranges of this lane met again in step 2 */
 
     /* 2. this warp's tiles of 32 ranges (the next tile's offsets in flight): the ranges of up
-       to a window together, longer ones by the whole warp, long ones through their chunks */
+       to a window together, longer ones by the whole warp, long ones that were not queued
+       alone */
     size_t next_b = 0, next_n = 0;
     if (warp * 32 + q < count) next_n = warpred__range_length(begin, end, warp * 32 + q, &next_b);
     for (size_t k0 = warp * 32; k0 < count; k0 += warps * 32) {
@@ -842,53 +876,24 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
         if (k0 + warps * 32 + q < count) next_n = warpred__range_length(begin, end, k0 + warps * 32 + q, &next_b);
         if (k0 + q < count && n == 0) warpred__rows_store<Acc>(out, k0 + q, warpred__identity<Op, A>(), g);
         warpred__tile_ranges<T, Acc>(in, sm, k0, n <= WIN ? (unsigned)n : 0u, b, out, op, f, g);
-        for (unsigned longer = __ballot_sync(mask, n > WIN); longer; longer &= longer - 1) {
+        bool taken_by_all = false; /* queued in step 1: every warp's in step 3 */
+        if (n > CHUNK) {
+            taken_by_all = met < 64 && ((queued >> met) & 1);
+            met++;
+        }
+        for (unsigned longer = __ballot_sync(mask, n > WIN && !taken_by_all); longer; longer &= longer - 1) {
             const int r = __ffs(longer) - 1;
             const size_t rb = __shfl_sync(mask, b, r), rn = __shfl_sync(mask, n, r);
             if (rn <= CHUNK) {
-                const A v = warpred__range_chunk<W, T, Acc>(in + rb, rn, 0, op, f);
+                const A v = warpred__range_chunk<32, T, Acc>(in + rb, rn, 0, op, f);
                 if (q == 0) warpred__rows_store<Acc>(out, k0 + r, v, g);
-            } else {
-                /* the slot step 1 kept, from the owning lane */
-                unsigned slot = ~0u;
-                if (q == (unsigned)r) {
-                    if (owned < 4) {
-                        slot = (unsigned)(kept >> (16 * owned)) & 0xffffu;
-                        if (slot == 0xffffu) slot = WARPRED_ROWS_QUEUE;
-                    }
-                    owned++;
-                }
-                slot = __shfl_sync(mask, slot, r);
-                warpred__range_long<W, T, Acc>(in, s, words, k0 + r, rb, rn, slot, out, op, f, g);
-            }
+            } else
+                warpred__range_alone<T, Acc>(in, k0 + r, rb, rn, out, op, f, g);
         }
     }
 
-    /* 3. help with queued ranges until none has chunks left: the warp reads the state of 32
-       entries at once, from the first that may have chunks left, and claims chunks only of those
-       with chunks left; 32 entries seen with none open move every warp's start past them */
-    const unsigned queued = warpred__rows_queued<W>(words);
-    unsigned from = 0;
-    if (q == 0) from = *(volatile unsigned *)&words[WARPRED__ROWS_OPEN_FROM];
-    from = __shfl_sync(mask, from, 0) / W * W;
-    for (unsigned slot0 = from; slot0 < queued; slot0 += W) {
-        bool open = false;
-        if (slot0 + q < queued) {
-            const warpred__rows_entry *en = &s.queue[slot0 + q];
-            open = warpred__load_acquire(&en->ready) && *(volatile const unsigned *)&en->claimed < en->chunks;
-        }
-        unsigned todo = __ballot_sync(mask, open);
-        if (todo == 0 && q == 0) atomicMax(&words[WARPRED__ROWS_OPEN_FROM], slot0 + W);
-        __syncwarp(mask); /* each lane's acquire, for the warp's reads of the entries */
-        while (todo) {
-            const unsigned slot = slot0 + __ffs(todo) - 1;
-            todo &= todo - 1;
-            warpred__rows_entry *en = &s.queue[slot];
-            A total;
-            if (warpred__range_help<W, T, Acc>(in, en, partials, op, f, total) && q == 0)
-                warpred__rows_store<Acc>(out, en->range, total, g);
-        }
-    }
+    /* 3. the queued chunks, every warp taking them from one counter */
+    if (warpred__rows_wait_listed(words, (unsigned)warps)) warpred__rows_take_chunks<T, Acc>(in, s, words, out, op, f, g);
 
     /* 4. the last block out sets the queue back to empty for the next launch */
     __shared__ bool last_block;
@@ -896,19 +901,16 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     if (threadIdx.x == 0) last_block = warpred__ticket(&words[WARPRED__ROWS_EXITED]) == gridDim.x - 1;
     __syncthreads();
     if (!last_block) return;
-    const unsigned used =
-        words[WARPRED__ROWS_QUEUED] < WARPRED_ROWS_QUEUE ? words[WARPRED__ROWS_QUEUED] : WARPRED_ROWS_QUEUE;
+    const unsigned long long handed = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
+    const unsigned used = (unsigned)(handed >> WARPRED__ROWS_SLOT_SHIFT) < WARPRED_ROWS_QUEUE
+                              ? (unsigned)(handed >> WARPRED__ROWS_SLOT_SHIFT)
+                              : WARPRED_ROWS_QUEUE;
     for (unsigned slot = threadIdx.x; slot < used; slot += WARPRED_ROWS_THREADS) {
-        s.queue[slot].ready = 0;
-        s.queue[slot].claimed = 0;
         s.queue[slot].done = 0;
+        words[WARPRED__ROWS_FIRSTS + slot] = 0;
     }
-    if (threadIdx.x == 0) {
-        words[WARPRED__ROWS_QUEUED] = 0;
-        words[WARPRED__ROWS_ALLOCATED] = 0;
-        words[WARPRED__ROWS_EXITED] = 0;
-        words[WARPRED__ROWS_OPEN_FROM] = 0;
-    }
+    __syncthreads(); /* every thread has read the queue's length */
+    if (threadIdx.x < WARPRED__ROWS_FIRSTS) words[threadIdx.x] = 0;
 }
 
 /* ---- empty shapes ---- */
