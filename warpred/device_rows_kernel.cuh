@@ -893,7 +893,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     }
 
     /* 3. the queued chunks, every warp taking them from one counter */
-    if (warpred__rows_wait_listed(words, (unsigned)warps)) warpred__rows_take_chunks<T, Acc>(in, s, words, out, op, f, g);
+    if (warpred__rows_wait_listed(words, (unsigned)warps))
+        warpred__rows_take_chunks<T, Acc>(in, s, words, out, op, f, g);
 
     /* 4. the last block out sets the queue back to empty for the next launch */
     __shared__ bool last_block;
