@@ -667,14 +667,22 @@ template <typename T> struct warpred__tile_shape {
             : 64 / sizeof(T) > 16 ? 16
                                   : (int)(64 / sizeof(T)), /* a lane's elements */
         WIN = 32 * J,                                      /* a window's */
-        SLOTS = 32 * (J + 1)                               /* a window in shared memory: a pad after each lane's span */
+        /* a span is read back in 16-byte pieces when it is made of them; the pad after each span
+           then makes its stride an odd number of pieces (no bank conflicts among the 8 lanes of
+           a 16-byte read), else one element (none among 32 lanes reading elements) */
+        VEC = sizeof(T) <= 16 && 16 % sizeof(T) == 0 && (J * sizeof(T)) % 16 == 0,
+        PAD = !VEC                            ? 1
+              : (J * sizeof(T) / 16) % 2 == 0 ? (int)(16 / sizeof(T))
+                                              : 0,
+        SPAN = J + PAD,   /* a span's slots in shared memory */
+        SLOTS = 32 * SPAN /* a window's */
     };
 };
 
 /* A warp's shared memory: a window of T, the tile's ranges with elements (pre, first) and
    their results (res: A each), in raw bytes (no T or A constructed). */
 template <typename T, typename A> struct warpred__tile_smem {
-    alignas(alignof(T) > 8 ? alignof(T) : 8) unsigned char window[warpred__tile_shape<T>::SLOTS * sizeof(T)];
+    alignas(alignof(T) > 16 ? alignof(T) : 16) unsigned char window[warpred__tile_shape<T>::SLOTS * sizeof(T)];
     alignas(alignof(A) > 8 ? alignof(A) : 8) unsigned char results[32 * sizeof(A)];
     unsigned pre[33];
     size_t first[32];
@@ -695,14 +703,20 @@ __device__ __forceinline__ unsigned warpred__tile_find(const unsigned *pre, unsi
 
 /* Window [w0, w1) of the tile into registers: lane l loads elements w0 + l + 32 i (x[i]). When
    the tile's ranges lie back to back in `in` (offset: in + offset + j is element j) one add
-   gives the address, else a search. */
+   gives the address, and a full window needs no bound checks; else a search per element. */
 template <typename T, typename A>
 __device__ __forceinline__ void warpred__tile_load(T (&x)[warpred__tile_shape<T>::J], const T *__restrict__ in,
                                                    const warpred__tile_smem<T, A> &sm, unsigned w0, unsigned w1,
                                                    bool flat, size_t offset)
 {
-    enum { J = warpred__tile_shape<T>::J };
+    enum { J = warpred__tile_shape<T>::J, WIN = warpred__tile_shape<T>::WIN };
     const unsigned l = threadIdx.x % 32;
+    if (flat && w1 - w0 == WIN) {
+        const T *__restrict__ p = in + offset + w0 + l;
+#pragma unroll
+        for (int i = 0; i < J; i++) x[i] = p[32 * i];
+        return;
+    }
 #pragma unroll
     for (int i = 0; i < J; i++) {
         const unsigned j = w0 + l + 32 * i;
@@ -718,21 +732,66 @@ __device__ __forceinline__ void warpred__tile_load(T (&x)[warpred__tile_shape<T>
     }
 }
 
-/* The loaded window into shared memory, each lane's span of J elements followed by a pad (no
-   bank conflicts when lane l reads its span). */
-template <typename T, typename A>
+/* The shared-memory slot of x[i] of lane l: element u = l + 32 i of the window is element u % J
+   of span u / J (spans SPAN slots apart). */
+template <typename T> __device__ __forceinline__ unsigned warpred__tile_slot(unsigned l, int i)
+{
+    enum { J = warpred__tile_shape<T>::J, SPAN = warpred__tile_shape<T>::SPAN };
+    if (32 % J == 0) return (l / J + i * (32 / J)) * SPAN + l % J; /* constant steps in i */
+    const unsigned u = l + 32 * i;
+    return u / J * SPAN + u % J;
+}
+
+/* The loaded window into shared memory, span after span. FULL: a whole window. */
+template <bool FULL, typename T, typename A>
 __device__ __forceinline__ void warpred__tile_put(const T (&x)[warpred__tile_shape<T>::J], warpred__tile_smem<T, A> &sm,
-                                                  unsigned w0, unsigned w1)
+                                                  unsigned n)
 {
     enum { J = warpred__tile_shape<T>::J };
     const unsigned l = threadIdx.x % 32;
+    T *stage = sm.stage();
     __syncwarp(); /* every lane has read the window before */
 #pragma unroll
-    for (int i = 0; i < J; i++) {
-        const unsigned u = l + 32 * i;
-        if (w0 + u < w1) sm.stage()[u + u / J] = x[i];
-    }
+    for (int i = 0; i < J; i++)
+        if (FULL || l + 32 * i < n) stage[warpred__tile_slot<T>(l, i)] = x[i];
     __syncwarp();
+}
+
+/* Span [lo, hi) (staged at sp) folded in order into acc: where a range begins (bit i of mask:
+   at lo + i) the open range's value goes to res[s++] first. begin: the open range's first
+   element (for the transform's index). FULL: hi = lo + J, no bound checks, and the span read
+   in 16-byte pieces when it is made of them. */
+template <bool FULL, typename T, typename Acc, typename Op, typename F>
+__device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, unsigned hi, unsigned mask,
+                                                   unsigned &begin, unsigned &s, typename Acc::type &acc,
+                                                   typename Acc::type *res, Op op, F f)
+{
+    enum {
+        J = warpred__tile_shape<T>::J,
+        VEC = FULL && warpred__tile_shape<T>::VEC,
+        E = VEC ? 16 / sizeof(T) : 1 /* elements a read */
+    };
+#pragma unroll
+    for (int i0 = 0; i0 < J; i0 += E) {
+        T v[E];
+        if constexpr (VEC) {
+            const uint4 w = ((const uint4 *)sp)[i0 / E];
+            __builtin_memcpy(v, &w, sizeof w);
+        } else if (FULL || lo + i0 < hi)
+            v[0] = sp[i0];
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+            const int i = i0 + e;
+            if (FULL || lo + i < hi) {
+                if ((mask >> i) & 1) {
+                    res[s++] = acc;
+                    acc = Acc::start();
+                    begin = lo + i;
+                }
+                Acc::absorb(op, acc, f(v[e], lo + i - begin));
+            }
+        }
+    }
 }
 
 /* The tile's ranges of up to WIN elements (n: lane l's range k0 + l, its length in the tile, 0
@@ -747,7 +806,7 @@ __device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
                                                      unsigned n, size_t b, O *out, Op op, F f, G g)
 {
     typedef typename Acc::type A;
-    enum { J = warpred__tile_shape<T>::J, WIN = warpred__tile_shape<T>::WIN };
+    enum { J = warpred__tile_shape<T>::J, WIN = warpred__tile_shape<T>::WIN, SPAN = warpred__tile_shape<T>::SPAN };
     const unsigned l = threadIdx.x % 32, full = 0xffffffffu;
     const unsigned with = __ballot_sync(full, n != 0);
     const unsigned m = __popc(with), c = __popc(with & ((1u << l) - 1));
@@ -777,7 +836,9 @@ __device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
     if (total > 0) warpred__tile_load<T>(x, in, sm, 0, total < WIN ? total : WIN, flat, offset0);
     for (unsigned w0 = 0; w0 < total; w0 += WIN) {
         const unsigned w1 = total - w0 < WIN ? total : w0 + WIN;
-        warpred__tile_put<T>(x, sm, w0, w1);
+        if (w1 - w0 == WIN) warpred__tile_put<true, T>(x, sm, WIN);
+        else
+            warpred__tile_put<false, T>(x, sm, w1 - w0);
         /* the next window's loads in flight while this one is folded */
         if (w1 < total) warpred__tile_load<T>(x, in, sm, w1, total - w1 < WIN ? total : w1 + WIN, flat, offset0);
         const unsigned lo = w0 + l * J, hi = lo + J < w1 ? lo + J : w1;
@@ -792,16 +853,10 @@ __device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
             for (unsigned t = s0 + 1; sm.pre[t] < hi; t++) mask |= 1u << (sm.pre[t] - lo);
             const bool before = sm.pre[s0] < lo;
             unsigned s = s0, begin = sm.pre[s0];
-#pragma unroll
-            for (int i = 0; i < J; i++)
-                if (lo + i < hi) {
-                    if ((mask >> i) & 1) {
-                        sm.res()[s++] = acc;
-                        acc = Acc::start();
-                        begin = lo + i;
-                    }
-                    Acc::absorb(op, acc, f(sm.stage()[l * (J + 1) + i], lo + i - begin));
-                }
+            const T *sp = sm.stage() + l * SPAN;
+            if (hi - lo == J) warpred__span_fold<true, T, Acc>(sp, lo, hi, mask, begin, s, acc, sm.res(), op, f);
+            else
+                warpred__span_fold<false, T, Acc>(sp, lo, hi, mask, begin, s, acc, sm.res(), op, f);
             const bool ends = sm.pre[s + 1] == hi;
             if (ends) sm.res()[s] = acc;
             open = !ends;
