@@ -758,14 +758,16 @@ __device__ __forceinline__ void warpred__tile_put(const T (&x)[warpred__tile_sha
 }
 
 /* Span [lo, hi) (staged at sp) folded in order into acc: where a range begins (bit i of mask:
-   at lo + i) the open range's value goes to res[s++] first. begin: the open range's first
-   element (for the transform's index). FULL: hi = lo + J, no bound checks, and the span read
-   in 16-byte pieces when it is made of them. */
+   at lo + i) the open range's value goes to *r++ first. begin: the open range's first element
+   (for the transform's index). FULL: hi = lo + J, and the span read in 16-byte pieces when it
+   is made of them; else the elements past hi are read (as the first one) and folded, but not
+   kept: a select, not a branch, per element. */
 template <bool FULL, typename T, typename Acc, typename Op, typename F>
 __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, unsigned hi, unsigned mask,
-                                                   unsigned &begin, unsigned &s, typename Acc::type &acc,
-                                                   typename Acc::type *res, Op op, F f)
+                                                   unsigned &begin, typename Acc::type *&r, typename Acc::type &acc,
+                                                   Op op, F f)
 {
+    typedef typename Acc::type A;
     enum {
         J = warpred__tile_shape<T>::J,
         VEC = FULL && warpred__tile_shape<T>::VEC,
@@ -777,19 +779,19 @@ __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, uns
         if constexpr (VEC) {
             const uint4 w = ((const uint4 *)sp)[i0 / E];
             __builtin_memcpy(v, &w, sizeof w);
-        } else if (FULL || lo + i0 < hi)
-            v[0] = sp[i0];
+        } else
+            v[0] = sp[FULL || lo + i0 < hi ? i0 : 0];
 #pragma unroll
         for (int e = 0; e < E; e++) {
             const int i = i0 + e;
-            if (FULL || lo + i < hi) {
-                if ((mask >> i) & 1) {
-                    res[s++] = acc;
-                    acc = Acc::start();
-                    begin = lo + i;
-                }
-                Acc::absorb(op, acc, f(v[e], lo + i - begin));
+            if ((mask >> i) & 1) { /* only below hi */
+                *r++ = acc;
+                acc = Acc::start();
+                begin = lo + i;
             }
+            A t = acc;
+            Acc::absorb(op, t, f(v[e], lo + i - begin));
+            if (FULL || lo + i < hi) acc = t;
         }
     }
 }
@@ -852,11 +854,13 @@ __device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
             unsigned mask = 0; /* bit i: a range begins at lo + i */
             for (unsigned t = s0 + 1; sm.pre[t] < hi; t++) mask |= 1u << (sm.pre[t] - lo);
             const bool before = sm.pre[s0] < lo;
-            unsigned s = s0, begin = sm.pre[s0];
+            unsigned begin = sm.pre[s0];
             const T *sp = sm.stage() + l * SPAN;
-            if (hi - lo == J) warpred__span_fold<true, T, Acc>(sp, lo, hi, mask, begin, s, acc, sm.res(), op, f);
+            A *r = sm.res() + s0;
+            if (hi - lo == J) warpred__span_fold<true, T, Acc>(sp, lo, hi, mask, begin, r, acc, op, f);
             else
-                warpred__span_fold<false, T, Acc>(sp, lo, hi, mask, begin, s, acc, sm.res(), op, f);
+                warpred__span_fold<false, T, Acc>(sp, lo, hi, mask, begin, r, acc, op, f);
+            const unsigned s = (unsigned)(r - sm.res());
             const bool ends = sm.pre[s + 1] == hi;
             if (ends) sm.res()[s] = acc;
             open = !ends;
