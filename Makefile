@@ -288,11 +288,13 @@ doc-check: $(DOC_CHECKS)
 test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/compile_fail.ok $(DOC_CHECKS) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
 	@WARPRED_SAMPLE_QUICK=1 $(RUN) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLE_ITEMS) $(CONSUMER_ITEMS)
 
-# The four tools run at the same time (each is mostly CPU-bound instrumentation), one log each.
+# The four tools run at the same time (each is mostly CPU-bound instrumentation), one log each;
+# racecheck, the slowest, with WARPRED_TEST_QUICK=2 (the longest tests take fewer shapes).
 sanitize: $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE)
 	@for tool in $(SANITIZE_TOOLS); do \
 	  case " $(SAMPLE_SANITIZE_TOOLS) " in *" $$tool "*) samples="$(SAMPLE_SANITIZE_ITEMS)";; *) samples="";; esac; \
-	  ( WARPRED_TEST_QUICK=1 WARPRED_SAMPLE_QUICK=1 $(RUN) --wrap "$(SANITIZER) --tool $$tool --error-exitcode 99" \
+	  case $$tool in racecheck) quick=2;; *) quick=1;; esac; \
+	  ( WARPRED_TEST_QUICK=$$quick WARPRED_SAMPLE_QUICK=1 $(RUN) --wrap "$(SANITIZER) --tool $$tool --error-exitcode 99" \
 	    $(GPU_TESTS) $$samples > $(BUILD)/sanitize_$$tool.log 2>&1; echo $$? > $(BUILD)/sanitize_$$tool.rc ) & \
 	done; wait; \
 	ok=1; for tool in $(SANITIZE_TOOLS); do \

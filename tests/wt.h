@@ -5,7 +5,8 @@
    - WT_LAUNCHED(): check cudaGetLastError() and the kernel's completion after a launch
    - wt_group_setup / WT_NEED_GPU: probe the GPU once per group; GPU tests skip without one
    - wt_rand*: fresh random numbers each run (seed printed; WARPRED_SEED=n repeats a run)
-   - wt_quick(): true under `make sanitize` (WARPRED_TEST_QUICK=1), where tests shrink sizes
+   - wt_quick(): true under `make sanitize` (WARPRED_TEST_QUICK=1), where tests shrink sizes;
+     wt_quick_level() 2 under racecheck, the slowest tool, where the longest tests take fewer shapes
    - wt_dev_alloc / wt_dev_free, wt_host_alloc / wt_host_free: buffers owned by the running test,
      so that a failing test (fail_msg longjmps out of it) leaks nothing: WT_TEST(f) registers the
      test with wt_teardown, which frees whatever the test did not. Device buffers start poisoned;
@@ -74,6 +75,13 @@ static inline int wt_quick(void)
 {
     const char *q = getenv("WARPRED_TEST_QUICK");
     return q != NULL && q[0] != '\0' && q[0] != '0';
+}
+
+/* 0 outside the sanitizer, 1 under it, 2 under racecheck (WARPRED_TEST_QUICK=2). */
+static inline int wt_quick_level(void)
+{
+    const char *q = getenv("WARPRED_TEST_QUICK");
+    return !wt_quick() ? 0 : q[0] == '2' ? 2 : 1;
 }
 
 /* The element count of the large tests (contention, histograms): 2^24, 2^18 under the sanitizer. */

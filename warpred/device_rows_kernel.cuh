@@ -34,7 +34,7 @@
 enum {
     WARPRED_ROWS_THREADS = 256,         /* block size of every kernel here */
     WARPRED_ROWS_RANGE_CHUNK = 1 << 13, /* elements per chunk of a long range */
-    WARPRED_ROWS_QUEUE = 4096           /* long ranges that helpers can see at once */
+    WARPRED_ROWS_QUEUE = 1 << 14        /* ranges that every warp can take chunks of, at once */
 };
 
 /* The scratch of a plan. counters: [0, counters) per-slice tickets, zero between launches (the
@@ -476,8 +476,9 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 
 /* ---- ranges ---- */
 
-/* RANGES  A warp takes tiles of 32 ranges (tile t: ranges 32 t .. 32 t + 31, the warps' tiles
-   in turn), each lane reading one range's offsets, the next tile's in flight. By length:
+/* RANGES  A warp takes tiles of 32 N ranges (warpred__tile_groups: N = 4 for most types; tile
+   t: ranges 32 N t .. 32 N t + 32 N - 1, the warps' tiles in turn), each lane reading the
+   offsets of N ranges. By length:
    - up to a window (warpred__tile_shape: 32 J elements, 512 floats): the tile's short ranges
      are read together, as one sequence, a window at a time (below); their count does not
      matter, only their elements;
@@ -486,7 +487,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
      tree over its lanes' shares; the range's result: lane q folds chunks q, q + 32, ... in
      that order, then the warp's tree. That definition does not depend on who computes a
      chunk, so every warp shares the work: each first queues its long ranges (a slot, and
-     numbers for their chunks, whose partials have room in the scratch), then does its tiles,
+     numbers for their chunks, whose partials have room in the scratch; with fewer tiles than
+     warps also the ranges above a window, of one chunk), then does its tiles,
      then takes queued chunks by number from one counter until none is left; the warp that
      stores a range's last partial folds them. Before taking chunks a warp waits (a bounded
      time) for every warp to have queued. Without room in the queue the owner computes every
@@ -521,20 +523,37 @@ __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict
     return last > first ? last - first : 0;
 }
 
-/* Queues range k (n > WARPRED_ROWS_RANGE_CHUNK elements from b) for the warps' shared chunks:
-   true when it got a slot and room for its partials. Lanes try only while a plain read says
-   there may be room, so the slot and chunk counts stay far inside their bits however many
-   ranges there are. A slot without room still records its first chunk number (above every
-   queued chunk), so that the first chunk numbers of all slots handed out keep rising. */
-__device__ __forceinline__ bool warpred__rows_queue_range(warpred__rows_scratch s, unsigned *words, size_t k, size_t b,
-                                                          size_t n)
+/* The warp queues the long ranges its lanes hold (want: range k, n elements from b, n above a
+   window) for every warp's shared chunks, with one atomic for all: true in a lane whose
+   range got a slot and room for its partials. Every lane of the warp calls. A lane asks only
+   while a plain read says there may be room, so that the slot and chunk counts stay far inside
+   their bits however many ranges there are. A slot without room still records its first chunk
+   number (above every queued chunk), so that the first chunk numbers of all slots handed out
+   keep rising. */
+__device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch s, unsigned *words, bool want,
+                                                           size_t k, size_t b, size_t n)
 {
-    const unsigned long long chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
+    const unsigned l = threadIdx.x % 32, full = 0xffffffffu;
     const unsigned long long low = (1ull << WARPRED__ROWS_SLOT_SHIFT) - 1;
     unsigned long long *queued = (unsigned long long *)&words[WARPRED__ROWS_QUEUED];
-    const unsigned long long seen = *(volatile unsigned long long *)queued;
-    if ((seen >> WARPRED__ROWS_SLOT_SHIFT) >= WARPRED_ROWS_QUEUE || (seen & low) + chunks > s.capacity) return false;
-    const unsigned long long got = atomicAdd(queued, (1ull << WARPRED__ROWS_SLOT_SHIFT) + chunks);
+    const unsigned long long chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
+    if (want) {
+        const unsigned long long seen = *(volatile unsigned long long *)queued;
+        want = (seen >> WARPRED__ROWS_SLOT_SHIFT) < WARPRED_ROWS_QUEUE && (seen & low) + chunks <= s.capacity;
+    }
+    if (!__any_sync(full, want)) return false;
+    /* the lanes' slots and chunks in lane order: an inclusive scan, one atomic */
+    const unsigned long long mine = want ? (1ull << WARPRED__ROWS_SLOT_SHIFT) + chunks : 0;
+    unsigned long long upto = mine;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const unsigned long long up = __shfl_up_sync(full, upto, d);
+        if (l >= (unsigned)d) upto += up;
+    }
+    unsigned long long got = 0;
+    if (l == 31) got = atomicAdd(queued, upto);
+    got = __shfl_sync(full, got, 31) + upto - mine;
+    if (!want) return false;
     const unsigned long long slot = got >> WARPRED__ROWS_SLOT_SHIFT, base = got & low;
     const bool room = slot < WARPRED_ROWS_QUEUE && base + chunks <= s.capacity;
     const unsigned first = base < s.capacity ? (unsigned)base : s.capacity;
@@ -561,19 +580,26 @@ __device__ __forceinline__ void warpred__rows_listed(unsigned *words)
 
 /* Waits until all `warps` have queued their long ranges: true then, in every lane, and the
    queue's entries are complete for the warp. Without the wait, warps with no ranges of their
-   own found the queue still empty and left the owners to chunk alone. The wait is bounded in
-   time, because a grid that is not all resident at once (another kernel on the GPU) must not
-   wait on warps that cannot start: false then, and this warp does not help (the last warp to
-   be counted always finds the queue complete, so every queued chunk is still taken). */
+   own found the queue still empty and left the owners to chunk alone. The wait ends too when
+   the count has not moved for 20 us, because a grid that is not all resident at once (another
+   kernel on the GPU) must not wait on warps that cannot start: false then, and this warp does
+   not help (the last warp to be counted always finds the queue complete, so every queued chunk
+   is still taken). */
 __device__ __forceinline__ bool warpred__rows_wait_listed(unsigned *words, unsigned warps)
 {
-    if (threadIdx.x % 32 == 0 && warpred__load_acquire(&words[WARPRED__ROWS_LISTED]) < warps) {
-        unsigned long long start, now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    unsigned seen;
+    if (threadIdx.x % 32 == 0 && (seen = warpred__load_acquire(&words[WARPRED__ROWS_LISTED])) < warps) {
+        unsigned long long moved, now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(moved));
         do {
             __nanosleep(256);
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        } while (warpred__load_acquire(&words[WARPRED__ROWS_LISTED]) < warps && now - start < 20000);
+            const unsigned count = warpred__load_acquire(&words[WARPRED__ROWS_LISTED]);
+            if (count != seen) {
+                seen = count;
+                moved = now;
+            }
+        } while (seen < warps && now - moved < 20000);
     }
     __syncwarp();
     return __all_sync(0xffffffffu, warpred__load_acquire(&words[WARPRED__ROWS_LISTED]) >= warps);
@@ -630,20 +656,40 @@ __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ 
         /* bar.warp.sync orders memory among the warp: the first lane's acquire covers all */
         __syncwarp();
         if (__shfl_sync(full, last, 0)) {
+            /* one chunk: its value, as when its owner reduces it (warpred__range_by_warp) */
             const A total_v =
-                warpred__range_tree<32>(warpred__rows_fold_strided<Acc>(partials + base, chunks, q, 32, op), op);
+                chunks == 1
+                    ? v
+                    : warpred__range_tree<32>(warpred__rows_fold_strided<Acc>(partials + base, chunks, q, 32, op), op);
             if (q == 0) warpred__rows_store<Acc>(out, en->range, total_v, g);
         }
     }
 }
 
-/* A range longer than a chunk, by its warp alone, in registers: the same bits as through the
-   queue (lane q folds chunks q, q + 32, ... in order, then the warp's tree). */
+/* Element i of a small array whose index the compiler cannot unroll: selects, no local memory. */
+template <typename V, int N> __device__ __forceinline__ V warpred__pick(const V (&a)[N], int i)
+{
+    V v = a[0];
+#pragma unroll
+    for (int j = 1; j < N; j++)
+        if (i == j) v = a[j];
+    return v;
+}
+
+/* A range by its warp alone (in registers): up to a chunk, one chunk; longer, chunk by chunk,
+   to the same bits as through the queue (lane q folds chunks q, q + 32, ... in order, then the
+   warp's tree). */
 template <typename T, typename Acc, typename Op, typename F, typename O, typename G>
-__device__ void warpred__range_alone(const T *__restrict__ in, size_t k, size_t b, size_t n, O *out, Op op, F f, G g)
+__device__ __forceinline__ void warpred__range_by_warp(const T *__restrict__ in, size_t k, size_t b, size_t n, O *out,
+                                                       Op op, F f, G g)
 {
     typedef typename Acc::type A;
     const unsigned q = threadIdx.x % 32;
+    if (n <= WARPRED_ROWS_RANGE_CHUNK) {
+        const A v = warpred__range_chunk<32, T, Acc>(in + b, n, 0, op, f);
+        if (q == 0) warpred__rows_store<Acc>(out, k, v, g);
+        return;
+    }
     const size_t chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
     A acc = Acc::start();
     for (size_t c = 0; c < chunks; c++) {
@@ -654,10 +700,10 @@ __device__ void warpred__range_alone(const T *__restrict__ in, size_t k, size_t 
     if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
 }
 
-/* ---- ranges: a warp's tile of 32 ranges ---- */
+/* ---- ranges: a warp's tile of ranges ---- */
 
-/* A tile: the ranges of up to one window (WIN elements) among 32 consecutive ranges; longer ones
-   are reduced apart (warpred__ranges_kernel). Window by window the warp loads the tile's
+/* A tile: the ranges of up to one window (WIN elements) among 32 N consecutive ranges
+   (warpred__tile_groups); longer ones are reduced apart (warpred__ranges_kernel). Window by window the warp loads the tile's
    elements in order, coalesced, into shared memory (the next window's loads in flight while this
    one is folded); lane l folds the window's elements l * J .. l * J + J - 1 in order, across
    range boundaries (warpred__tile_ranges). */
@@ -679,24 +725,37 @@ template <typename T> struct warpred__tile_shape {
     };
 };
 
+/* A tile's groups of 32 ranges (N: 4, 2 or 1), as many as fit in a warp's share of 48 KB with
+   the window: more ranges a tile fill its windows when ranges are short. */
+template <typename T, typename A> struct warpred__tile_groups {
+    enum {
+        ROOM = 6144 - (int)(warpred__tile_shape<T>::SLOTS * sizeof(T)) - 4 * 129,
+        GROUP = 32 * (int)(sizeof(A) + sizeof(size_t) + sizeof(unsigned)),
+        N = ROOM >= 4 * GROUP   ? 4
+            : ROOM >= 2 * GROUP ? 2
+                                : 1
+    };
+};
+
 /* A warp's shared memory: a window of T, the tile's ranges with elements (pre, first) and
    their results (res: A each), in raw bytes (no T or A constructed). */
 template <typename T, typename A> struct warpred__tile_smem {
+    enum { N = warpred__tile_groups<T, A>::N };
     alignas(alignof(T) > 16 ? alignof(T) : 16) unsigned char window[warpred__tile_shape<T>::SLOTS * sizeof(T)];
-    alignas(alignof(A) > 8 ? alignof(A) : 8) unsigned char results[32 * sizeof(A)];
-    unsigned pre[33];
-    size_t first[32];
+    alignas(alignof(A) > 8 ? alignof(A) : 8) unsigned char results[32 * N * sizeof(A)];
+    unsigned pre[32 * N + 1];
+    size_t first[32 * N];
     __device__ __forceinline__ T *stage(void) { return (T *)window; }
     __device__ __forceinline__ A *res(void) { return (A *)results; }
 };
 
-/* The tile range holding element j of the tile (0 <= j < pre[32]): the last s with pre[s] <= j
-   (the entries after the last range hold the tile's count, which no j reaches). */
-__device__ __forceinline__ unsigned warpred__tile_find(const unsigned *pre, unsigned j)
+/* The tile range holding element j of the tile (0 <= j < pre[32 N]): the last s with
+   pre[s] <= j (the entries after the last range hold the tile's count, which no j reaches). */
+template <int N> __device__ __forceinline__ unsigned warpred__tile_find(const unsigned *pre, unsigned j)
 {
     unsigned s = 0;
 #pragma unroll
-    for (unsigned step = 16; step >= 1; step /= 2)
+    for (unsigned step = 16 * N; step >= 1; step /= 2)
         if (pre[s + step] <= j) s += step;
     return s;
 }
@@ -724,7 +783,7 @@ __device__ __forceinline__ void warpred__tile_load(T (&x)[warpred__tile_shape<T>
             size_t at;
             if (flat) at = offset + j;
             else {
-                const unsigned s = warpred__tile_find(sm.pre, j);
+                const unsigned s = warpred__tile_find<warpred__tile_smem<T, A>::N>(sm.pre, j);
                 at = sm.first[s] + (j - sm.pre[s]);
             }
             x[i] = in[at];
@@ -796,42 +855,57 @@ __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, uns
     }
 }
 
-/* The tile's ranges of up to WIN elements (n: lane l's range k0 + l, its length in the tile, 0
-   for empty and long ones; b: its first element), window after window, results stored. The
-   ranges with elements are numbered in order (c) so that every boundary in the tile starts the
-   next one; a lane's span gets a bit mask of the boundaries in it and folds its J elements
-   without a branch, leaving a range's result (or, for the first range of the span when it began
-   before, its part) in res[c]. Every lane of the warp calls. */
+/* The tile's ranges of up to WIN elements (n[i]: lane l's range k0 + 32 i + l, its length in
+   the tile, 0 for empty and long ones; b[i]: its first element), window after window, results
+   stored. The ranges with elements are numbered in order (c) so that every boundary in the tile
+   starts the next one; a lane's span gets a bit mask of the boundaries in it and folds its J
+   elements without a branch, leaving a range's result (or, for the first range of the span when
+   it began before, its part) in res[c]. Every lane of the warp calls. */
 template <typename T, typename Acc, typename Op, typename F, typename O, typename G>
-__device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
-                                                     warpred__tile_smem<T, typename Acc::type> &sm, size_t k0,
-                                                     unsigned n, size_t b, O *out, Op op, F f, G g)
+__device__ __forceinline__ void
+warpred__tile_ranges(const T *__restrict__ in, warpred__tile_smem<T, typename Acc::type> &sm, size_t k0,
+                     const unsigned (&n)[warpred__tile_smem<T, typename Acc::type>::N],
+                     const size_t (&b)[warpred__tile_smem<T, typename Acc::type>::N], O *out, Op op, F f, G g)
 {
     typedef typename Acc::type A;
-    enum { J = warpred__tile_shape<T>::J, WIN = warpred__tile_shape<T>::WIN, SPAN = warpred__tile_shape<T>::SPAN };
+    enum {
+        J = warpred__tile_shape<T>::J,
+        WIN = warpred__tile_shape<T>::WIN,
+        SPAN = warpred__tile_shape<T>::SPAN,
+        N = warpred__tile_smem<T, A>::N
+    };
     const unsigned l = threadIdx.x % 32, full = 0xffffffffu;
-    const unsigned with = __ballot_sync(full, n != 0);
-    const unsigned m = __popc(with), c = __popc(with & ((1u << l) - 1));
-    unsigned pre = n; /* inclusive scan of the lengths */
+    /* numbers and first elements within the tile (an inclusive scan of the lengths a group) */
+    unsigned c[N], pre[N], m = 0, total = 0;
 #pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        const unsigned up = __shfl_up_sync(full, pre, d);
-        if (l >= (unsigned)d) pre += up;
+    for (int i = 0; i < N; i++) {
+        const unsigned with = __ballot_sync(full, n[i] != 0);
+        c[i] = m + __popc(with & ((1u << l) - 1));
+        m += __popc(with);
+        unsigned p = n[i];
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            const unsigned up = __shfl_up_sync(full, p, d);
+            if (l >= (unsigned)d) p += up;
+        }
+        pre[i] = total + p - n[i];
+        total += __shfl_sync(full, p, 31);
     }
-    const unsigned total = __shfl_sync(full, pre, 31);
-    pre -= n;
     __syncwarp(); /* the previous tile's reads of pre, first and res are done */
-    if (n != 0) {
-        sm.pre[c] = pre;
-        sm.first[c] = b;
-    }
-    if (l >= m) sm.pre[l] = total; /* past the last range: the searches stop before */
-    if (l == 0) sm.pre[32] = total;
-    /* back to back: every range with elements starts where the tile's count says */
-    const size_t offset = b - pre;
-    const size_t offset0 = __shfl_sync(full, offset, with ? __ffs(with) - 1 : 0);
-    const bool flat = __all_sync(full, n == 0 || offset == offset0);
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        if (n[i] != 0) {
+            sm.pre[c[i]] = pre[i];
+            sm.first[c[i]] = b[i];
+        }
+    for (unsigned i = m + l; i <= 32 * N; i += 32) sm.pre[i] = total; /* past the last range: searches stop */
     __syncwarp();
+    /* back to back: every range with elements starts where the tile's count says */
+    const size_t offset0 = m != 0 ? sm.first[0] : 0;
+    bool back_to_back = true;
+#pragma unroll
+    for (int i = 0; i < N; i++) back_to_back = back_to_back && (n[i] == 0 || b[i] - pre[i] == offset0);
+    const bool flat = __all_sync(full, back_to_back);
     bool carried = false;
     A carry = Acc::start();
     T x[J];
@@ -850,7 +924,7 @@ __device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
         bool open = false, head = false, back = false; /* back: acc continues an earlier lane's */
         unsigned s0 = 0;
         if (lo < hi) {
-            s0 = warpred__tile_find(sm.pre, lo);
+            s0 = warpred__tile_find<N>(sm.pre, lo);
             unsigned mask = 0; /* bit i: a range begins at lo + i */
             for (unsigned t = s0 + 1; sm.pre[t] < hi; t++) mask |= 1u << (sm.pre[t] - lo);
             const bool before = sm.pre[s0] < lo;
@@ -889,7 +963,9 @@ __device__ __forceinline__ void warpred__tile_ranges(const T *__restrict__ in,
         carry = warpred__shfl<WARPRED__SHFL_IDX>(full, part, (int)last, 32);
     }
     __syncwarp(); /* every result in res */
-    if (n != 0) warpred__rows_store<Acc>(out, k0 + l, sm.res()[c], g);
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        if (n[i] != 0) warpred__rows_store<Acc>(out, k0 + 32 * i + l, sm.res()[c[i]], g);
 }
 
 template <typename T, typename R, typename Op, typename F, typename O, typename G>
@@ -899,7 +975,12 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
 {
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
-    enum { CHUNK = WARPRED_ROWS_RANGE_CHUNK, WIN = warpred__tile_shape<T>::WIN };
+    enum {
+        CHUNK = WARPRED_ROWS_RANGE_CHUNK,
+        WIN = warpred__tile_shape<T>::WIN,
+        N = warpred__tile_smem<T, A>::N,
+        TILE = 32 * N
+    };
     static_assert(sizeof(T) <= 64, "warpred_device_reduce_ranges: input elements may be at most 64 bytes (the "
                                    "tiles' shared memory holds 64 of them a warp)");
     __shared__ warpred__tile_smem<T, A> tiles[WARPRED_ROWS_THREADS / 32];
@@ -910,45 +991,58 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     unsigned *words = s.counters + s.tickets;
 
     /* 1. queue this warp's long ranges, so that every warp can take their chunks; a lane
-       remembers which of its first 64 were queued (bit i: its i-th long range) for step 2 */
+       remembers which of its first 64 were queued (bit i: its i-th long range) for step 2. Long:
+       above a chunk; with fewer tiles than warps (the owners alone would leave most warps idle),
+       above a window */
+    const size_t shared_above = (count + TILE - 1) / TILE < warps ? (size_t)WIN : (size_t)CHUNK;
     unsigned long long queued = 0;
     unsigned long_ranges = 0;
-    for (size_t k = warp * 32 + q; k < count; k += warps * 32) {
-        size_t b;
-        const size_t n = warpred__range_length(begin, end, k, &b);
-        if (n > CHUNK) {
-            if (long_ranges < 64 && warpred__rows_queue_range(s, words, k, b, n)) queued |= 1ull << long_ranges;
-            long_ranges++;
+    for (size_t k0 = warp * TILE; k0 < count; k0 += warps * TILE)
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const size_t k = k0 + 32 * i + q;
+            size_t b = 0, n = 0;
+            if (k < count) n = warpred__range_length(begin, end, k, &b);
+            if (warpred__rows_queue_ranges(s, words, n > shared_above && long_ranges < 64, k, b, n))
+                queued |= 1ull << long_ranges;
+            long_ranges += n > shared_above;
         }
-    }
     warpred__rows_listed(words);
     unsigned met = 0; /* long ranges of this lane met again in step 2 */
 
-    /* 2. this warp's tiles of 32 ranges (the next tile's offsets in flight): the ranges of up
-       to a window together, longer ones by the whole warp, long ones that were not queued
-       alone */
-    size_t next_b = 0, next_n = 0;
-    if (warp * 32 + q < count) next_n = warpred__range_length(begin, end, warp * 32 + q, &next_b);
-    for (size_t k0 = warp * 32; k0 < count; k0 += warps * 32) {
-        const size_t b = next_b, n = next_n;
-        next_b = next_n = 0;
-        if (k0 + warps * 32 + q < count) next_n = warpred__range_length(begin, end, k0 + warps * 32 + q, &next_b);
-        if (k0 + q < count && n == 0) warpred__rows_store<Acc>(out, k0 + q, warpred__identity<Op, A>(), g);
-        warpred__tile_ranges<T, Acc>(in, sm, k0, n <= WIN ? (unsigned)n : 0u, b, out, op, f, g);
-        bool taken_by_all = false; /* queued in step 1: every warp's in step 3 */
-        if (n > CHUNK) {
-            taken_by_all = met < 64 && ((queued >> met) & 1);
-            met++;
+    /* 2. this warp's tiles of 32 N ranges: the ranges of up to a window together, longer ones
+       by the whole warp, long ones that were not queued alone */
+    for (size_t k0 = warp * TILE; k0 < count; k0 += warps * TILE) {
+        size_t b[N], n[N];
+        unsigned in_tile[N], longer[N]; /* longer: a group's ranges for the whole warp after the tile */
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            b[i] = n[i] = 0;
+            if (k0 + 32 * i + q < count) n[i] = warpred__range_length(begin, end, k0 + 32 * i + q, &b[i]);
         }
-        for (unsigned longer = __ballot_sync(mask, n > WIN && !taken_by_all); longer; longer &= longer - 1) {
-            const int r = __ffs(longer) - 1;
-            const size_t rb = __shfl_sync(mask, b, r), rn = __shfl_sync(mask, n, r);
-            if (rn <= CHUNK) {
-                const A v = warpred__range_chunk<32, T, Acc>(in + rb, rn, 0, op, f);
-                if (q == 0) warpred__rows_store<Acc>(out, k0 + r, v, g);
-            } else
-                warpred__range_alone<T, Acc>(in, k0 + r, rb, rn, out, op, f, g);
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            if (k0 + 32 * i + q < count && n[i] == 0)
+                warpred__rows_store<Acc>(out, k0 + 32 * i + q, warpred__identity<Op, A>(), g);
+            in_tile[i] = n[i] <= WIN ? (unsigned)n[i] : 0u;
+            bool taken_by_all = false; /* queued in step 1: every warp's in step 3 */
+            if (n[i] > shared_above) {
+                taken_by_all = met < 64 && ((queued >> met) & 1);
+                met++;
+            }
+            longer[i] = __ballot_sync(mask, n[i] > WIN && !taken_by_all);
         }
+        warpred__tile_ranges<T, Acc>(in, sm, k0, in_tile, b, out, op, f, g);
+        /* one copy of this code for every group (a smaller kernel: fewer instruction cache
+           misses), the offsets read again (nothing kept across the tile) */
+#pragma unroll 1
+        for (int i = 0; i < N; i++)
+            for (unsigned todo = warpred__pick(longer, i); todo; todo &= todo - 1) {
+                const size_t k = k0 + 32 * i + __ffs(todo) - 1;
+                size_t rb;
+                const size_t rn = warpred__range_length(begin, end, k, &rb);
+                warpred__range_by_warp<T, Acc>(in, k, rb, rn, out, op, f, g);
+            }
     }
 
     /* 3. the queued chunks, every warp taking them from one counter */
