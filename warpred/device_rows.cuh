@@ -102,8 +102,8 @@
    block meeting in a shared-memory tree; tall matrices are cut in parts over blocks, whose
    partials the column group's last block folds in part order (tickets in the scratch).
    Ranges take AUTO only (plan.strategy WARPRED_ROWS_AUTO; plan.lanes is not read): a warp takes
-   128 ranges at a time (fewer for large accumulators); those of up to 32 J elements (J = 16 for
-   4-byte types, 64 / sizeof(T) for larger ones) are read together as one sequence, coalesced,
+   128 ranges at a time (fewer for large accumulators); those of up to 32 J elements (J = 16 up
+   to 4-byte types, 64 / sizeof(T) for larger ones) are read together as one sequence, coalesced,
    through shared memory, each lane folding J elements in order and the lanes meeting in a
    segmented scan, so a tile of tiny ranges costs about what its elements cost; longer ranges
    take the whole warp (16-byte loads); a range longer than WARPRED_ROWS_RANGE_CHUNK elements

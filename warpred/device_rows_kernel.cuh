@@ -14,8 +14,9 @@
                                        block folds the chunks' partials in chunk order
      warpred__columns_kernel           a column (or 16 bytes of columns) per thread, rows over
                                        the block's threads and over several blocks
-     warpred__ranges_kernel<W>         W lanes per range; ranges longer than a chunk are cut in
-                                       chunks that idle groups help with (see RANGES below)
+     warpred__ranges_kernel            a warp's tiles of ranges folded together through shared
+                                       memory; long ranges cut in chunks that every warp
+                                       takes (see RANGES below)
      warpred__slices_identity_kernel   g(identity) into every slice of an empty shape
 
    This header needs block_reducer.cuh, cluster_reduce.cuh, device_reduce_kernel.cuh (its
@@ -524,7 +525,7 @@ __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict
 }
 
 /* The warp queues the long ranges its lanes hold (want: range k, n elements from b, n above a
-   window) for every warp's shared chunks, with one atomic for all: true in a lane whose
+   chunk, or above a window with fewer tiles than warps) for every warp's shared chunks, with one atomic for all: true in a lane whose
    range got a slot and room for its partials. Every lane of the warp calls. A lane asks only
    while a plain read says there may be room, so that the slot and chunk counts stay far inside
    their bits however many ranges there are. A slot without room still records its first chunk
@@ -575,7 +576,10 @@ __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch
 __device__ __forceinline__ void warpred__rows_listed(unsigned *words)
 {
     __syncwarp();
-    if (threadIdx.x % 32 == 0) atomicAdd(&words[WARPRED__ROWS_LISTED], 1u);
+    if (threadIdx.x % 32 == 0) {
+        __threadfence(); /* a release of the warp's writes (ordered before it by the barrier) */
+        atomicAdd(&words[WARPRED__ROWS_LISTED], 1u);
+    }
 }
 
 /* Waits until all `warps` have queued their long ranges: true then, in every lane, and the
@@ -819,8 +823,9 @@ __device__ __forceinline__ void warpred__tile_put(const T (&x)[warpred__tile_sha
 /* Span [lo, hi) (staged at sp) folded in order into acc: where a range begins (bit i of mask:
    at lo + i) the open range's value goes to *r++ first. begin: the open range's first element
    (for the transform's index). FULL: hi = lo + J, and the span read in 16-byte pieces when it
-   is made of them; else the elements past hi are read (as the first one) and folded, but not
-   kept: a select, not a branch, per element. */
+   is made of them; else the places past hi fold the span's last element again (with its index:
+   the transform sees only elements and indices of the range), but the result is not kept: a
+   select, not a branch, per element. */
 template <bool FULL, typename T, typename Acc, typename Op, typename F>
 __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, unsigned hi, unsigned mask,
                                                    unsigned &begin, typename Acc::type *&r, typename Acc::type &acc,
@@ -839,7 +844,7 @@ __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, uns
             const uint4 w = ((const uint4 *)sp)[i0 / E];
             __builtin_memcpy(v, &w, sizeof w);
         } else
-            v[0] = sp[FULL || lo + i0 < hi ? i0 : 0];
+            v[0] = sp[FULL || lo + i0 < hi ? i0 : (int)(hi - 1 - lo)];
 #pragma unroll
         for (int e = 0; e < E; e++) {
             const int i = i0 + e;
@@ -848,9 +853,10 @@ __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, uns
                 acc = Acc::start();
                 begin = lo + i;
             }
+            const bool in_span = FULL || lo + i < hi;
             A t = acc;
-            Acc::absorb(op, t, f(v[e], lo + i - begin));
-            if (FULL || lo + i < hi) acc = t;
+            Acc::absorb(op, t, f(v[e], (in_span ? lo + i : hi - 1) - begin));
+            if (in_span) acc = t;
         }
     }
 }
