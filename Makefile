@@ -4,7 +4,11 @@
 # for one arch, the quick first run), JOBS (parallel compiles, default: every core; a -j of yours
 # wins), V=1 (print each full command instead of one line per program), CUDA_HOME, NVCC,
 # CMOCKA_PREFIX (cmocka unpacked somewhere other than the system), PREFIX / DESTDIR (make install),
-# REQUIRE_GPU=1 (no usable GPU is an error, not a skip: for GPU machines).
+# REQUIRE_GPU=1 (no usable GPU is an error, not a skip: for GPU machines), SANITIZE_TOOLS (the
+# compute-sanitizer tools of make sanitize, default all four: one at a time where a call is short).
+# Tests read WARPRED_SEED=n (repeat a run's random inputs), WARPRED_TEST_QUICK (1: small sizes, set
+# by make sanitize; 2: fewer shapes still, set for racecheck) and, in test_device_rows,
+# WARPRED_TEST_FILTER (a test name or pattern).
 #
 # What is built is found by name, so a new file needs no edit here:
 #   tests/test_NAME.cu     a cmocka test program, $(BUILD)/test_NAME (test_host and test_nvrtc run
