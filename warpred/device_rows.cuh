@@ -125,7 +125,8 @@
    does not exist. cudaErrorInvalidDevice: the current device is not the plan's. Nothing is
    launched on an error.
 
-   LIMITS  ranges: input elements of at most 64 bytes (a compile-time error beyond). rows, cols
+   LIMITS  ranges: input elements of at most 64 bytes, and with elements of more than 48 bytes an
+   accumulator of at most 48 bytes (a compile-time error beyond: the tiles' shared memory). rows, cols
    and count up to 2^31 (size_t arithmetic for offsets: rows * ld may exceed 2^32); the input is
    read through the read-only cache and must not change during the call.
 

@@ -989,6 +989,9 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     };
     static_assert(sizeof(T) <= 64, "warpred_device_reduce_ranges: input elements may be at most 64 bytes (the "
                                    "tiles' shared memory holds 64 of them a warp)");
+    static_assert(sizeof(T) > 64 || sizeof(warpred__tile_smem<T, A>) * (WARPRED_ROWS_THREADS / 32) + 64 <= 48 * 1024,
+                  "warpred_device_reduce_ranges: with elements of more than 48 bytes the accumulator may be at most 48 "
+                  "bytes (a block's tiles must fit in 48 KB of shared memory): reduce fewer fields at once");
     __shared__ warpred__tile_smem<T, A> tiles[WARPRED_ROWS_THREADS / 32];
     warpred__tile_smem<T, A> &sm = tiles[threadIdx.x / 32];
     const size_t warp = (blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x) / 32;
