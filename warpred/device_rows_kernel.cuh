@@ -495,24 +495,24 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
      time) for every warp to have queued. Without room in the queue the owner computes every
      chunk itself, in registers, to the same bits. */
 
-/* Chunk c of a range starting at p (length n) by the group: its value in every lane of it. */
-template <int W, typename T, typename Acc, typename Op, typename F>
+/* Chunk c of a range starting at p (length n) by the warp: its value in every lane. */
+template <typename T, typename Acc, typename Op, typename F>
 __device__ __forceinline__ typename Acc::type warpred__range_chunk(const T *__restrict__ p, size_t n, size_t c, Op op,
                                                                    F f)
 {
     const size_t first = c * WARPRED_ROWS_RANGE_CHUNK;
     const size_t len = n - first < WARPRED_ROWS_RANGE_CHUNK ? n - first : WARPRED_ROWS_RANGE_CHUNK;
     typename Acc::type acc = Acc::start();
-    warpred__rows_take<T, Acc, 8>(acc, p + first, len, first, threadIdx.x % W, W, op, f);
-    acc = warpred_warp_reduce<W>(acc, op);
-    return warpred__shfl<WARPRED__SHFL_IDX>(warpred__segment_mask<W>(), acc, 0, W);
+    warpred__rows_take<T, Acc, 8>(acc, p + first, len, first, threadIdx.x % 32, 32, op, f);
+    acc = warpred_warp_reduce<32>(acc, op);
+    return warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, acc, 0, 32);
 }
 
-/* The group's fold of `chunks` values, lane q holding its sequential fold of chunks q, q + W,
-   ...: the tree, result in the group's first lane. */
-template <int W, typename A, typename Op> __device__ __forceinline__ A warpred__range_tree(A v, Op op)
+/* The slots handed out, at most the queue's: those with a first chunk in words[FIRSTS ..]. */
+__device__ __forceinline__ unsigned warpred__rows_slots(unsigned long long queued)
 {
-    return warpred_warp_reduce<W>(v, op);
+    const unsigned slots = (unsigned)(queued >> WARPRED__ROWS_SLOT_SHIFT);
+    return slots < WARPRED_ROWS_QUEUE ? slots : WARPRED_ROWS_QUEUE;
 }
 
 /* Range k's first element (*b) and length: 0 when end[k] <= begin[k]. */
@@ -635,9 +635,7 @@ __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ 
     const unsigned long long queued = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
     const unsigned long long handed = queued & ((1ull << WARPRED__ROWS_SLOT_SHIFT) - 1);
     const unsigned cut = ~*(volatile unsigned *)&words[WARPRED__ROWS_CUT];
-    const unsigned slots = (unsigned)(queued >> WARPRED__ROWS_SLOT_SHIFT) < WARPRED_ROWS_QUEUE
-                               ? (unsigned)(queued >> WARPRED__ROWS_SLOT_SHIFT)
-                               : WARPRED_ROWS_QUEUE;
+    const unsigned slots = warpred__rows_slots(queued);
     const unsigned total = handed < cut ? (unsigned)handed : cut; /* chunks that entries hold */
     if (total == 0) return;
     A *partials = (A *)s.partials;
@@ -651,7 +649,7 @@ __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ 
         slot = warpred__rows_find_slot(words, slot, slots, c);
         warpred__rows_entry *en = &s.queue[slot];
         const unsigned chunks = en->chunks, base = en->base;
-        const A v = warpred__range_chunk<32, T, Acc>(in + en->begin, en->len, c - base, op, f);
+        const A v = warpred__range_chunk<T, Acc>(in + en->begin, en->len, c - base, op, f);
         unsigned last = 0;
         if (q == 0) {
             partials[c] = v;
@@ -664,7 +662,7 @@ __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ 
             const A total_v =
                 chunks == 1
                     ? v
-                    : warpred__range_tree<32>(warpred__rows_fold_strided<Acc>(partials + base, chunks, q, 32, op), op);
+                    : warpred_warp_reduce<32>(warpred__rows_fold_strided<Acc>(partials + base, chunks, q, 32, op), op);
             if (q == 0) warpred__rows_store<Acc>(out, en->range, total_v, g);
         }
     }
@@ -690,17 +688,17 @@ __device__ __forceinline__ void warpred__range_by_warp(const T *__restrict__ in,
     typedef typename Acc::type A;
     const unsigned q = threadIdx.x % 32;
     if (n <= WARPRED_ROWS_RANGE_CHUNK) {
-        const A v = warpred__range_chunk<32, T, Acc>(in + b, n, 0, op, f);
+        const A v = warpred__range_chunk<T, Acc>(in + b, n, 0, op, f);
         if (q == 0) warpred__rows_store<Acc>(out, k, v, g);
         return;
     }
     const size_t chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
     A acc = Acc::start();
     for (size_t c = 0; c < chunks; c++) {
-        const A v = warpred__range_chunk<32, T, Acc>(in + b, n, c, op, f);
+        const A v = warpred__range_chunk<T, Acc>(in + b, n, c, op, f);
         if (c % 32 == q) acc = c < 32 ? v : op(acc, v);
     }
-    acc = warpred__range_tree<32>(acc, op);
+    acc = warpred_warp_reduce<32>(acc, op);
     if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
 }
 
@@ -1065,9 +1063,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     __syncthreads();
     if (!last_block) return;
     const unsigned long long handed = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
-    const unsigned used = (unsigned)(handed >> WARPRED__ROWS_SLOT_SHIFT) < WARPRED_ROWS_QUEUE
-                              ? (unsigned)(handed >> WARPRED__ROWS_SLOT_SHIFT)
-                              : WARPRED_ROWS_QUEUE;
+    const unsigned used = warpred__rows_slots(handed);
     for (unsigned slot = threadIdx.x; slot < used; slot += WARPRED_ROWS_THREADS) {
         s.queue[slot].done = 0;
         words[WARPRED__ROWS_FIRSTS + slot] = 0;
