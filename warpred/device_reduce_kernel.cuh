@@ -95,6 +95,25 @@ __device__ __forceinline__ void warpred__device_thread_elements(typename Acc::ty
     for (; i < n; i += G) Acc::absorb(op, acc, f(in[i], i));
 }
 
+/* *out = v with every byte of the object written, its padding too (a compound result such as
+   warpred_arg<float, long long> has four bytes of it), so that copying the result back reads no
+   uninitialized memory (compute-sanitizer's initcheck flags that). A field-wise copy leaves the
+   padding unwritten; words passed through a register move are stored whatever they hold. */
+template <typename R> __device__ __forceinline__ void warpred__store_whole(R *out, const R &v)
+{
+    if constexpr (sizeof(R) % 4 == 0 && alignof(R) >= 4) {
+        unsigned w[sizeof(R) / 4];
+        __builtin_memcpy(w, &v, sizeof(R));
+#pragma unroll
+        for (unsigned i = 0; i < sizeof(R) / 4; i++) {
+            unsigned x;
+            asm("mov.b32 %0, %1;" : "=r"(x) : "r"(w[i]));
+            ((unsigned *)out)[i] = x;
+        }
+    } else
+        *out = v;
+}
+
 template <typename T, typename R, typename Op, typename F>
 __global__ void __launch_bounds__(WARPRED_DEVICE_THREADS)
     warpred__device_reduce_kernel(const T *__restrict__ in, size_t n, warpred_grid_scratch scratch, R *out, Op op, F f)
@@ -105,14 +124,15 @@ __global__ void __launch_bounds__(WARPRED_DEVICE_THREADS)
     else
         warpred__device_thread_elements<T, Acc>(acc, in, n, op, f);
     typename Acc::type total;
-    if (warpred__grid_fold<WARPRED_DEVICE_THREADS>(acc, op, scratch, total)) *out = Acc::finish(total);
+    if (warpred__grid_fold<WARPRED_DEVICE_THREADS>(acc, op, scratch, total))
+        warpred__store_whole(out, Acc::finish(total));
 }
 
 /* n == 0: the operation's identity, finished. */
 template <typename R, typename Op> __global__ void warpred__device_identity_kernel(R *out, Op)
 {
     typedef warpred_op_accumulator<Op, R> Acc;
-    *out = Acc::finish(warpred__identity<Op, typename Acc::type>());
+    warpred__store_whole(out, Acc::finish(warpred__identity<Op, typename Acc::type>()));
 }
 
 #endif /* WARPRED_DEVICE_REDUCE_KERNEL_CUH */

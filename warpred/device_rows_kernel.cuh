@@ -165,7 +165,7 @@ __device__ __forceinline__ void warpred__rows_take(typename Acc::type &acc, cons
 template <typename Acc, typename O, typename G>
 __device__ __forceinline__ void warpred__rows_store(O *out, size_t k, const typename Acc::type &total, G g)
 {
-    out[k] = (O)g(Acc::finish(total), k);
+    warpred__store_whole(out + k, (O)g(Acc::finish(total), k));
 }
 
 /* ---- rows: W lanes per row ---- */
