@@ -95,8 +95,10 @@
        as when len * sizeof(T) is not a multiple of 16) element by element. So any len works, and
        the fill is what the tail reduces as: the operation's identity (0 for sums, -inf for max).
      - warpred_row_store: the same indices, values rounded to T (round to nearest); nothing is
-       written at or past len.
-     - warpred_row_load_packed: the same elements and the same accesses as warpred_row_load, kept
+       written at or past len. Where a row of T of 1 or 2 bytes is not 16-byte aligned, a whole
+       vector is stored in two 8-byte or four 4-byte accesses where the row's alignment allows.
+     - warpred_row_load_packed: the same elements as warpred_row_load (and, for rows of T of 1 or 2
+       bytes off a 16-byte boundary, the wider accesses of warpred_row_store), kept
        as T (a 16-byte vector per uint4, element k of vector j at bytes k * sizeof(T)); fill, rounded
        to T, where there is no element. warpred_row_unpack(p, i) is then exactly the value that
        warpred_row_load would have put in v[i] (the same fill where fill is a value of T, such as 0
@@ -122,7 +124,9 @@
      - row: a pointer to len elements of T; len >= 1 and len <= THREADS * PER_THREAD * C.
 
    COST  Loads and stores: one 16-byte access per vector where aligned (all of a thread's loads in
-   flight together: they are unrolled), element accesses at the tail and on unaligned rows. The
+   flight together: they are unrolled); on rows of 1- or 2-byte T aligned to 8 or 4 bytes two or
+   four accesses a vector for the packed loads and the stores; element accesses at the tail and
+   on other unaligned rows. The
    allreduce: log2(THREADS) shuffle steps for a segment or a warp; the block reduction's two
    __syncthreads() for a block; plus two cluster barriers for a cluster.
 
@@ -297,6 +301,43 @@ template <typename T> struct warpred__row_raw {
 
 /* ---- loads and stores ---- */
 
+/* A whole vector of a row that is not 16-byte aligned, for T narrower than 4 bytes (a row of
+   2-byte values whose length is not a multiple of 8 starts every other row on an 8-byte
+   boundary): two 8-byte or four 4-byte accesses where the row's alignment allows (a = its address
+   modulo 16, which every vector of the row shares), else one per value. Wider T are aligned to at
+   least 4 bytes, where values are already accessed whole. */
+template <typename T> __device__ __forceinline__ uint4 warpred__row_load_unaligned(const T *p, unsigned a)
+{
+    if ((a & 7u) == 0) {
+        const uint2 lo = reinterpret_cast<const uint2 *>(p)[0], hi = reinterpret_cast<const uint2 *>(p)[1];
+        return make_uint4(lo.x, lo.y, hi.x, hi.y);
+    }
+    if ((a & 3u) == 0) {
+        const unsigned *q = reinterpret_cast<const unsigned *>(p);
+        return make_uint4(q[0], q[1], q[2], q[3]);
+    }
+    warpred__row_raw<T> raw;
+#pragma unroll
+    for (int k = 0; k < (int)(16 / sizeof(T)); k++) raw.set(k, p[k]);
+    return raw.bits;
+}
+
+template <typename T> __device__ __forceinline__ void warpred__row_store_unaligned(T *p, uint4 v, unsigned a)
+{
+    if ((a & 7u) == 0) {
+        reinterpret_cast<uint2 *>(p)[0] = make_uint2(v.x, v.y);
+        reinterpret_cast<uint2 *>(p)[1] = make_uint2(v.z, v.w);
+    } else if ((a & 3u) == 0) {
+        unsigned *q = reinterpret_cast<unsigned *>(p);
+        q[0] = v.x, q[1] = v.y, q[2] = v.z, q[3] = v.w;
+    } else {
+        warpred__row_raw<T> raw;
+        raw.bits = v;
+#pragma unroll
+        for (int k = 0; k < (int)(16 / sizeof(T)); k++) p[k] = raw.get(k);
+    }
+}
+
 template <class Layout, typename T, typename F>
 __device__ __forceinline__ void warpred_row_load_vector(const T *row, long long len, int j, F (&q)[Layout::VEC], F fill)
 {
@@ -320,12 +361,18 @@ __device__ __forceinline__ void warpred_row_store_vector(T *row, long long len, 
 {
     static_assert(warpred__same<T, typename Layout::type>::value, "warpred_row_store: the layout's T");
     const long long start = warpred__row_vector_start<Layout>(j);
-    const bool aligned = (reinterpret_cast<unsigned long long>(row) & 15) == 0;
-    if (aligned && start + Layout::VEC <= len) {
+    const unsigned a = (unsigned)reinterpret_cast<unsigned long long>(row) & 15u;
+    const bool full = start + Layout::VEC <= len;
+    if (a == 0 && full) {
         warpred__row_raw<T> raw;
 #pragma unroll
         for (int k = 0; k < Layout::VEC; k++) raw.set(k, warpred__row_round<T>(q[k]));
         *reinterpret_cast<uint4 *>(row + start) = raw.bits;
+    } else if (sizeof(T) < 4 && full) {
+        warpred__row_raw<T> raw;
+#pragma unroll
+        for (int k = 0; k < Layout::VEC; k++) raw.set(k, warpred__row_round<T>(q[k]));
+        warpred__row_store_unaligned(row + start, raw.bits, a);
     } else {
 #pragma unroll
         for (int k = 0; k < Layout::VEC; k++)
@@ -364,12 +411,15 @@ __device__ __forceinline__ void warpred_row_load_packed(const T *row, long long 
 {
     static_assert(warpred__same<T, typename Layout::type>::value, "warpred_row_load_packed: the layout's T");
     const T filler = warpred__row_round<T>(fill);
-    const bool aligned = (reinterpret_cast<unsigned long long>(row) & 15) == 0;
+    const unsigned a = (unsigned)reinterpret_cast<unsigned long long>(row) & 15u;
 #pragma unroll
     for (int j = 0; j < Layout::VECS; j++) {
         const long long start = warpred__row_vector_start<Layout>(j);
-        if (aligned && start + Layout::VEC <= len) {
+        const bool full = start + Layout::VEC <= len;
+        if (a == 0 && full) {
             p[j] = *reinterpret_cast<const uint4 *>(row + start);
+        } else if (sizeof(T) < 4 && full) {
+            p[j] = warpred__row_load_unaligned(row + start, a);
         } else {
             warpred__row_raw<T> raw;
 #pragma unroll

@@ -36,6 +36,9 @@
                   free once the row is in registers). Streamed: sums of x - x[0] and its square
                   (shifted by the row's first value, which keeps the cancellation small).
      rmsnorm      y = x / sqrt(mean(x^2) + eps) * w.
+                  Both norms, rows of at most 2 vectors a thread: each group of threads takes 4 rows,
+                  holds its part of w (and b) in registers for all of them and loads the next row
+                  while this one is reduced and written (rk_norm_held).
      cross-entropy  loss[row] = logsumexp(x) - x[target]; argmax[row] = the first index of the
                   largest logit (NaN ignored). From registers: the argmax pair (value, index) as
                   the max, then the sum. Streamed: one pass, the online pair and the argmax pair.
@@ -75,10 +78,10 @@ template <typename T> struct rk_stream_block : warpred_row_layout<T, 512, 32, 1>
 template <class L> struct rk_streamed {
     enum { value = 0 };
 };
-template <typename T> struct rk_streamed<rk_stream<T> > {
+template <typename T> struct rk_streamed<rk_stream<T>> {
     enum { value = 1 };
 };
-template <typename T> struct rk_streamed<rk_stream_block<T> > {
+template <typename T> struct rk_streamed<rk_stream_block<T>> {
     enum { value = 1 };
 };
 enum { RK_BLOCK_MAX = 16384, RK_CLUSTER_MAX = 262144 };
@@ -336,6 +339,62 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     }
 }
 
+/* LayerNorm (Center) or RMSNorm for rows of at most 2 vectors a thread (no clusters): each group of
+   threads takes RK_NORM_ROWS rows, so that it loads its part of w (and b) once and keeps it in
+   registers (re-read from L1 for every row, they cost bfloat16 LayerNorm 5-10% of the copy
+   bandwidth), and loads the next row while this one is reduced and written. */
+enum { RK_NORM_ROWS = 4 };
+template <class L, typename T, bool Center>
+__global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
+    rk_norm_held(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps)
+{
+    static_assert(L::VECS <= 2 && L::CLUSTER == 1, "rk_norm_held: rows of at most 2 vectors a thread");
+    const long long stride = (long long)gridDim.x * L::ROWS_PER_BLOCK;
+    long long row = warpred_row_id<L>();
+    if (row >= rows) return;
+    uint4 wp[L::VECS], bp[L::VECS], next[L::VECS];
+    warpred_row_load_packed<L>(w, len, wp, 0.0f);
+    if constexpr (Center) warpred_row_load_packed<L>(b, len, bp, 0.0f);
+    warpred_row_load_packed<L>(x + row * len, len, next, 0.0f);
+    const float inv_len = __frcp_rn((float)len);
+    for (; row < rows; row += stride) {
+        uint4 p[L::VECS];
+#pragma unroll
+        for (int j = 0; j < L::VECS; j++) p[j] = next[j];
+        if (row + stride < rows) warpred_row_load_packed<L>(x + (row + stride) * len, len, next, 0.0f);
+        float mean = 0.0f, rstd;
+        if constexpr (Center) {
+            float s = 0.0f;
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) s += rk_at<L>(p, i);
+            mean = warpred_row_allreduce<L>(s, warpred_op_sum()) * inv_len;
+            const float var =
+                warpred_row_allreduce<L>(rk_squared_deviations<L>(p, len, mean), warpred_op_sum()) * inv_len;
+            rstd = rsqrtf(var + eps);
+        } else {
+            float s2 = 0.0f;
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) {
+                const float v = rk_at<L>(p, i);
+                s2 = fmaf(v, v, s2);
+            }
+            rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) * inv_len + eps);
+        }
+        T *out = y + row * len;
+#pragma unroll
+        for (int j = 0; j < L::VECS; j++) {
+            float q[L::VEC];
+#pragma unroll
+            for (int k = 0; k < L::VEC; k++) {
+                const int i = j * L::VEC + k;
+                q[k] = (rk_at<L>(p, i) - mean) * rstd * rk_at<L>(wp, i);
+                if constexpr (Center) q[k] += rk_at<L>(bp, i);
+            }
+            warpred_row_store_vector<L>(out, len, j, q);
+        }
+    }
+}
+
 /* Streamed norms: pass 1 sums x - k and (x - k)^2 (k = x[0]; rmsnorm: k = 0 and the squares only),
    one reduction of the pair, pass 2 (backwards) writes. */
 template <class L, typename T>
@@ -545,28 +604,40 @@ static cudaError_t rk_launch(void (*kernel)(Params...), long long rows, int clus
     return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
+/* rows of the layout L (no clusters), RK_NORM_ROWS rows to each group of threads. */
+template <class L, typename... Params, typename... Args>
+static cudaError_t rk_launch_grouped(void (*kernel)(Params...), long long rows, cudaStream_t stream, Args... args)
+{
+    const long long per = (long long)L::ROWS_PER_BLOCK * RK_NORM_ROWS;
+    const long long blocks = (rows + per - 1) / per;
+    if (blocks < 1 || blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
+    rk_note_where<L>(1);
+    kernel<<<(unsigned)blocks, L::BLOCK, 0, stream>>>(args...);
+    return cudaGetLastError();
+}
+
 /* Calls run<L>() with the layout for rows of len: the register layouts of the table, the cluster
    layout when the GPU runs a large enough cluster, else the streamed one. */
 template <typename T, class Run> static cudaError_t rk_by_length(int len, Run run)
 {
-    if (len <= 32) return run.template go<rk_regs<T, 32> >(1);
-    if (len <= 64) return run.template go<rk_regs<T, 64> >(1);
-    if (len <= 128) return run.template go<rk_regs<T, 128> >(1);
-    if (len <= 256) return run.template go<rk_regs<T, 256> >(1);
-    if (len <= 512) return run.template go<rk_regs<T, 512> >(1);
-    if (len <= 1024) return run.template go<rk_regs<T, 1024> >(1);
-    if (len <= 2048) return run.template go<rk_regs<T, 2048> >(1);
-    if (len <= 4096) return run.template go<rk_regs<T, 4096> >(1);
-    if (len <= 8192) return run.template go<rk_regs<T, 8192> >(1);
-    if (len <= RK_BLOCK_MAX) return run.template go<rk_regs<T, RK_BLOCK_MAX> >(1);
+    if (len <= 32) return run.template go<rk_regs<T, 32>>(1);
+    if (len <= 64) return run.template go<rk_regs<T, 64>>(1);
+    if (len <= 128) return run.template go<rk_regs<T, 128>>(1);
+    if (len <= 256) return run.template go<rk_regs<T, 256>>(1);
+    if (len <= 512) return run.template go<rk_regs<T, 512>>(1);
+    if (len <= 1024) return run.template go<rk_regs<T, 1024>>(1);
+    if (len <= 2048) return run.template go<rk_regs<T, 2048>>(1);
+    if (len <= 4096) return run.template go<rk_regs<T, 4096>>(1);
+    if (len <= 8192) return run.template go<rk_regs<T, 8192>>(1);
+    if (len <= RK_BLOCK_MAX) return run.template go<rk_regs<T, RK_BLOCK_MAX>>(1);
     if (len <= RK_CLUSTER_MAX) {
         typedef rk_regs<T, RK_CLUSTER_MAX> C;
         const int need = (len + C::THREADS * C::PER_THREAD - 1) / (C::THREADS * C::PER_THREAD);
         if (run.template limit<C>() >= need) return run.template go<C>(need);
     }
-    const int cluster = run.template limit<rk_stream<T> >();
-    if (cluster > 1) return run.template go<rk_stream<T> >(cluster);
-    return run.template go<rk_stream_block<T> >(1);
+    const int cluster = run.template limit<rk_stream<T>>();
+    if (cluster > 1) return run.template go<rk_stream<T>>(cluster);
+    return run.template go<rk_stream_block<T>>(1);
 }
 
 /* The kernel of each op for a layout: register kernels for the table's layouts, streamed ones for
@@ -610,7 +681,10 @@ template <typename T> struct rk_norm_run {
     {
         if constexpr (rk_streamed<L>::value)
             return rk_launch<L>(rk_norm_stream<L, T>, rows, cluster, stream, x, w, b, y, rows, len, eps, center);
-        else {
+        else if constexpr (L::CLUSTER == 1 && L::VECS <= 2) {
+            if (center) return rk_launch_grouped<L>(rk_norm_held<L, T, true>, rows, stream, x, w, b, y, rows, len, eps);
+            return rk_launch_grouped<L>(rk_norm_held<L, T, false>, rows, stream, x, w, b, y, rows, len, eps);
+        } else {
             if (center) return rk_launch<L>(rk_layernorm_regs<L, T>, rows, cluster, stream, x, w, b, y, rows, len, eps);
             return rk_launch<L>(rk_rmsnorm_regs<L, T>, rows, cluster, stream, x, w, y, rows, len, eps);
         }
