@@ -103,7 +103,7 @@ template <typename R> __device__ __forceinline__ void warpred__store_whole(R *ou
 {
     if constexpr (sizeof(R) % 4 == 0 && alignof(R) >= 4) {
         unsigned w[sizeof(R) / 4];
-        __builtin_memcpy(w, &v, sizeof(R));
+        memcpy(w, &v, sizeof(R));
 #pragma unroll
         for (unsigned i = 0; i < sizeof(R) / 4; i++) {
             unsigned x;
