@@ -297,6 +297,32 @@ __device__ __forceinline__ float rk_squared_deviations(const uint4 (&p)[L::VECS]
     return d2;
 }
 
+/* A packed row's statistics, every thread of the row getting them: LayerNorm (Center) the mean,
+   then the sum of squared deviations from it (exact two-pass, free once the row is in registers);
+   RMSNorm the mean of the squares (mean 0). */
+template <class L, bool Center>
+__device__ __forceinline__ void rk_norm_stats(const uint4 (&p)[L::VECS], int len, float eps, float &mean, float &rstd)
+{
+    if constexpr (Center) {
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) s += rk_at<L>(p, i);
+        const float inv_len = __frcp_rn((float)len);
+        mean = warpred_row_allreduce<L>(s, warpred_op_sum()) * inv_len;
+        const float var = warpred_row_allreduce<L>(rk_squared_deviations<L>(p, len, mean), warpred_op_sum()) * inv_len;
+        rstd = rsqrtf(var + eps);
+    } else {
+        float s2 = 0.0f;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) {
+            const float v = rk_at<L>(p, i);
+            s2 = fmaf(v, v, s2);
+        }
+        mean = 0.0f;
+        rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) * __frcp_rn((float)len) + eps);
+    }
+}
+
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_layernorm_regs(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps)
@@ -307,13 +333,8 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         if (row >= rows) return;
         uint4 p[L::VECS];
         warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-        float s = 0.0f;
-#pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) s += rk_at<L>(p, i);
-        const float inv_len = __frcp_rn((float)len);
-        const float mean = warpred_row_allreduce<L>(s, warpred_op_sum()) * inv_len;
-        const float var = warpred_row_allreduce<L>(rk_squared_deviations<L>(p, len, mean), warpred_op_sum()) * inv_len;
-        const float rstd = rsqrtf(var + eps);
+        float mean, rstd;
+        rk_norm_stats<L, true>(p, len, eps, mean, rstd);
         rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
     }
 }
@@ -328,14 +349,9 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         if (row >= rows) return;
         uint4 p[L::VECS];
         warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-        float s2 = 0.0f;
-#pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) {
-            const float v = rk_at<L>(p, i);
-            s2 = fmaf(v, v, s2);
-        }
-        const float rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) * __frcp_rn((float)len) + eps);
-        rk_norm_store<L>(p, w, (const T *)NULL, y + row * len, len, 0.0f, rstd);
+        float mean, rstd;
+        rk_norm_stats<L, false>(p, len, eps, mean, rstd);
+        rk_norm_store<L>(p, w, (const T *)NULL, y + row * len, len, mean, rstd);
     }
 }
 
@@ -356,30 +372,13 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     warpred_row_load_packed<L>(w, len, wp, 0.0f);
     if constexpr (Center) warpred_row_load_packed<L>(b, len, bp, 0.0f);
     warpred_row_load_packed<L>(x + row * len, len, next, 0.0f);
-    const float inv_len = __frcp_rn((float)len);
     for (; row < rows; row += stride) {
         uint4 p[L::VECS];
 #pragma unroll
         for (int j = 0; j < L::VECS; j++) p[j] = next[j];
         if (row + stride < rows) warpred_row_load_packed<L>(x + (row + stride) * len, len, next, 0.0f);
-        float mean = 0.0f, rstd;
-        if constexpr (Center) {
-            float s = 0.0f;
-#pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) s += rk_at<L>(p, i);
-            mean = warpred_row_allreduce<L>(s, warpred_op_sum()) * inv_len;
-            const float var =
-                warpred_row_allreduce<L>(rk_squared_deviations<L>(p, len, mean), warpred_op_sum()) * inv_len;
-            rstd = rsqrtf(var + eps);
-        } else {
-            float s2 = 0.0f;
-#pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) {
-                const float v = rk_at<L>(p, i);
-                s2 = fmaf(v, v, s2);
-            }
-            rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) * inv_len + eps);
-        }
+        float mean, rstd;
+        rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
         T *out = y + row * len;
 #pragma unroll
         for (int j = 0; j < L::VECS; j++) {
@@ -604,16 +603,12 @@ static cudaError_t rk_launch(void (*kernel)(Params...), long long rows, int clus
     return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
-/* rows of the layout L (no clusters), RK_NORM_ROWS rows to each group of threads. */
+/* rows of the layout L (no clusters), RK_NORM_ROWS rows to each group of threads: rk_launch's
+   grid for ceil(rows / RK_NORM_ROWS) rows (nested ceilings of integer quotients are one ceiling). */
 template <class L, typename... Params, typename... Args>
 static cudaError_t rk_launch_grouped(void (*kernel)(Params...), long long rows, cudaStream_t stream, Args... args)
 {
-    const long long per = (long long)L::ROWS_PER_BLOCK * RK_NORM_ROWS;
-    const long long blocks = (rows + per - 1) / per;
-    if (blocks < 1 || blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
-    rk_note_where<L>(1);
-    kernel<<<(unsigned)blocks, L::BLOCK, 0, stream>>>(args...);
-    return cudaGetLastError();
+    return rk_launch<L>(kernel, (rows + RK_NORM_ROWS - 1) / RK_NORM_ROWS, 1, stream, args...);
 }
 
 /* Calls run<L>() with the layout for rows of len: the register layouts of the table, the cluster
