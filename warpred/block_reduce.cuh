@@ -16,8 +16,11 @@
    time: warpred_block_reduce<256>(v, op). It must equal blockDim.x * blockDim.y * blockDim.z
    (checked with assert). Without it (the default, 0) the size is read from blockDim at run
    time; the code then branches (uniformly) to code for 64, 128, 256, 512 and 1024 threads.
-   Both give the same bits. With it the kernel's code is smaller and its shared memory fits
-   the size (see SHARED MEMORY).
+   Both give the same bits. With it the kernel's code is smaller, its shared memory fits
+   the size (see SHARED MEMORY) and it may need fewer registers: a kernel holds the code for
+   every size it may run at, its register count is that of its hungriest path, and for
+   doubles and float/double min/max that count can cost resident blocks (check it with
+   -Xptxas -v; __launch_bounds__ with a minimum of blocks per SM caps it).
 
    USAGE
        #include <warpred/block_reduce.cuh>

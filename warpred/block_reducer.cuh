@@ -89,8 +89,11 @@
    second barrier for warp 0's result; a block with a partial last warp, which cannot run the
    tree itself, and compound values (whose slots thread 0 folds) take that second barrier. The
    thread's rank and its column length are found once, when the reducer is declared; a
-   run-time size picks the code for its size with one switch per call on the block size, or
-   once for a whole loop with with_size (which compiles f once per size: six copies).
+   run-time size picks the code for its size with one switch per call on the block size (in a
+   tight loop of float sums it added three quarters to the instructions executed), or once for a
+   whole loop with with_size (which compiles f once per size: six copies). The kernel's
+   registers are those of its hungriest path, the code for sizes it never runs at included:
+   see block_reduce.cuh on the compile-time size.
    Figures: docs/BENCHMARKS.md (bench_block, bench_compound).
 
    This header needs block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base beside it.
