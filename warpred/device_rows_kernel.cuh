@@ -27,7 +27,7 @@
 
 #include "block_reducer.cuh"
 #include "cluster_reduce.cuh"
-#include "device_reduce_kernel.cuh" /* the 16-byte reader: warpred__per_vector, warpred__device_take_vector */
+#include "device_reduce_kernel.cuh" /* the 16-byte reader (warpred__per_vector, warpred__device_take_vector) and warpred__store_whole */
 #ifndef __CUDACC_RTC__
 #    include <string.h> /* memcpy, which NVRTC has built in */
 #endif
