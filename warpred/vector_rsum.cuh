@@ -109,7 +109,11 @@
    COST  exponents reads the k vectors (m * k * sizeof(T) bytes) and writes m bytes; fixed reads
    them again and writes 8 m bytes; finish reads 9 m bytes and writes 4 m. Between GPUs: m
    bytes (max) and 8 m bytes (sum): 2.25 times the bytes of a float all-reduce of the vector.
-   Timings against ncclAllReduce: samples/multi_gpu_sum/README.md.
+   Less with P GPUs: reduce-scatter the sums instead (ncclReduceScatter, ncclInt64, ncclSum),
+   let each GPU finish only its share of the elements, and all-gather the floats (ncclFloat):
+   the same bits, since the finish of an element depends on its sum and emax alone, for the
+   traffic of an all-reduce of 7 bytes per element, and 1/P of the finish on each GPU.
+   samples/multi_gpu_sum runs both ways and times them against ncclAllReduce.
 
    LIMITS  Output float only (a bf16 result: round the float). m up to 2^40. K up to 2^16 per
    element: more would need fewer bits of precision, which would change every result's bits.

@@ -20,10 +20,11 @@
    of M floats spread over the GPUs, every GPU ends with the element-wise sums, with bits that
    depend only on the set of K vectors: an element-wise max of exponent bytes (ncclUint8, ncclMax),
    each GPU's contributions converted to 64-bit fixed point and summed in one pass, an exact
-   ncclAllReduce of the int64 sums (ncclInt64, ncclSum), one rounding back to float. Checked against
-   a host model of the rule for two groupings of the K vectors over the GPUs and for one GPU holding
-   all K, and timed against ncclAllReduce of the float vector, the same NCCL exchanges alone, and an
-   all-gather + fold in rank order.
+   ncclReduceScatter of the int64 sums (ncclInt64, ncclSum), one rounding back to float of this GPU's
+   share, an ncclAllGather of the floats. Checked against a host model of the rule for two groupings
+   of the K vectors over the GPUs (one with an ncclAllReduce of the int64 sums instead) and for one
+   GPU holding all K, and timed against ncclAllReduce of the float vector, the same NCCL exchanges
+   alone, the all-reduce form, and an all-gather + fold in rank order.
 
    Two process layouts, one binary (by default both, one after the other):
      sample_multi_gpu_sum --single   one process drives every visible GPU (ncclCommInitAll)
@@ -307,9 +308,12 @@ typedef enum {
     OP_COMBINE_DETERMINISTIC,
     OP_REPRODUCIBLE,         /* local warpred_rsum, then ncclAllGather of the bytes + merge */
     OP_COMBINE_REPRODUCIBLE, /* the gather and merge alone */
-    OP_V_REPRO,              /* vectors: the reproducible all-reduce (exponents, max, fixed, sum, finish) */
+    OP_V_REPRO,              /* vectors: the reproducible all-reduce (exponents, max, fixed, reduce-scatter, finish of
+                       this GPU's share, all-gather) */
+    OP_V_EXCHANGES,          /* vectors: the three NCCL calls of OP_V_REPRO alone */
+    OP_V_REPRO_AR,           /* vectors: the reproducible all-reduce with one all-reduce of the integers (max, sum) */
     OP_V_FLOAT,              /* vectors: ncclAllReduce of the float vector */
-    OP_V_BYTES,              /* vectors: the two NCCL all-reduces of OP_V_REPRO alone (the same bytes) */
+    OP_V_BYTES,              /* vectors: the two NCCL all-reduces of OP_V_REPRO_AR alone (9 bytes per element) */
     OP_V_ORDERED,            /* vectors: ncclAllGather + fold in rank order */
     OP_V_PLAIN,              /* vectors: local float sum of this GPU's vectors + ncclAllReduce (float) */
 } op_kind;
@@ -376,43 +380,90 @@ static void enqueue_float(rank_ctx *c, int count, op_kind op, int solo)
     }
 }
 
+static size_t round_up4(size_t n) { return (n + 3) / 4 * 4; }
+
+/* The elements each rank finishes in the reduce-scatter form: a multiple of 4 (16-byte aligned
+   shares); `ranks` shares cover m, and the buffers hold ranks * share elements. */
+static size_t split_share(size_t m, int ranks) { return round_up4((m + ranks - 1) / ranks); }
+
+/* The reproducible vector all-reduce on each of the `count` ranks (comms: their communicators, of
+   `ranks` ranks), the integers reduce-scattered: each rank sums and finishes only its share of the
+   elements, and an all-gather copies the floats to every rank. An all-reduce of the integers moves
+   8 bytes per element in both of its halves (a reduce-scatter and an all-gather, inside NCCL);
+   this moves 8 in the first and 4 in the second, and each GPU finishes 1/P of the elements. The
+   padding past m (under 4 elements per rank) holds zeros, which finish to +0 and are never read.
+   exchanges_only: the NCCL calls alone, on whatever the buffers hold (for the timing). */
+static void enqueue_vector_repro(rank_ctx *c, int count, const ncclComm_t *comms, int ranks, int exchanges_only)
+{
+    const char *why = NULL;
+    const size_t m = c[0].vm, share = split_share(m, ranks), padded = share * ranks;
+    for (int i = 0; i < count && !exchanges_only; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        WARPRED_CHECK(warpred_vector_rsum_exponents(c[i].vptr, c[i].vk, m, c[i].vemax, c[i].stream, &why));
+        CUDA_CHECK(cudaMemsetAsync(c[i].vemax + m, 0, padded - m, c[i].stream));
+    }
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < count; i++)
+        NCCL_CHECK(ncclAllReduce(c[i].vemax, c[i].vemax, m, ncclUint8, ncclMax, comms[i], c[i].stream));
+    NCCL_CHECK(ncclGroupEnd());
+    for (int i = 0; i < count && !exchanges_only; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        WARPRED_CHECK(warpred_vector_rsum_fixed(c[i].vptr, c[i].vk, m, c[i].vemax, c[i].vsum, c[i].stream, &why));
+        CUDA_CHECK(cudaMemsetAsync(c[i].vsum + m, 0, (padded - m) * sizeof(long long), c[i].stream));
+    }
+    /* rank r's share starts at element r * share; with a one-rank communicator r is 0 */
+#define MINE(i) ((ranks > 1 ? (size_t)c[i].rank : 0) * share)
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < count; i++)
+        NCCL_CHECK(ncclReduceScatter(c[i].vsum, c[i].vsum + MINE(i), share, ncclInt64, ncclSum, comms[i], c[i].stream));
+    NCCL_CHECK(ncclGroupEnd());
+    for (int i = 0; i < count && !exchanges_only; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        WARPRED_CHECK(warpred_vector_rsum_finish(c[i].vsum + MINE(i), c[i].vemax + MINE(i), share, c[i].vout + MINE(i),
+                                                 c[i].stream, &why));
+    }
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < count; i++)
+        NCCL_CHECK(ncclAllGather(c[i].vout + MINE(i), c[i].vout, share, ncclFloat, comms[i], c[i].stream));
+    NCCL_CHECK(ncclGroupEnd());
+#undef MINE
+}
+
+/* The same result through one all-reduce of the integers: every rank finishes every element. */
+static void enqueue_vector_repro_allreduce(rank_ctx *c, int count, const ncclComm_t *comms, int exchanges_only)
+{
+    const char *why = NULL;
+    for (int i = 0; i < count && !exchanges_only; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        WARPRED_CHECK(warpred_vector_rsum_exponents(c[i].vptr, c[i].vk, c[i].vm, c[i].vemax, c[i].stream, &why));
+    }
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < count; i++)
+        NCCL_CHECK(ncclAllReduce(c[i].vemax, c[i].vemax, c[i].vm, ncclUint8, ncclMax, comms[i], c[i].stream));
+    NCCL_CHECK(ncclGroupEnd());
+    for (int i = 0; i < count && !exchanges_only; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        WARPRED_CHECK(warpred_vector_rsum_fixed(c[i].vptr, c[i].vk, c[i].vm, c[i].vemax, c[i].vsum, c[i].stream, &why));
+    }
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < count; i++)
+        NCCL_CHECK(ncclAllReduce(c[i].vsum, c[i].vsum, c[i].vm, ncclInt64, ncclSum, comms[i], c[i].stream));
+    NCCL_CHECK(ncclGroupEnd());
+    for (int i = 0; i < count && !exchanges_only; i++) {
+        CUDA_CHECK(cudaSetDevice(c[i].device));
+        WARPRED_CHECK(warpred_vector_rsum_finish(c[i].vsum, c[i].vemax, c[i].vm, c[i].vout, c[i].stream, &why));
+    }
+}
+
 /* One vector operation on each of the `count` ranks (solo: rank 0's one-rank communicator). Each rank's
    contributions are c[i].vptr[0 .. c[i].vk), of c[i].vm floats. */
 static void enqueue_vector(rank_ctx *c, int count, op_kind op, int solo)
 {
-    const char *why = NULL;
-#define COMM_OF(i) (solo ? c[i].solo : c[i].comm)
-    if (op == OP_V_REPRO) {
-        for (int i = 0; i < count; i++) {
-            CUDA_CHECK(cudaSetDevice(c[i].device));
-            WARPRED_CHECK(warpred_vector_rsum_exponents(c[i].vptr, c[i].vk, c[i].vm, c[i].vemax, c[i].stream, &why));
-        }
-    }
-    if (op == OP_V_REPRO || op == OP_V_BYTES) {
-        NCCL_CHECK(ncclGroupStart());
-        for (int i = 0; i < count; i++)
-            NCCL_CHECK(ncclAllReduce(c[i].vemax, c[i].vemax, c[i].vm, ncclUint8, ncclMax, COMM_OF(i), c[i].stream));
-        NCCL_CHECK(ncclGroupEnd());
-    }
-    if (op == OP_V_REPRO) {
-        for (int i = 0; i < count; i++) {
-            CUDA_CHECK(cudaSetDevice(c[i].device));
-            WARPRED_CHECK(
-                warpred_vector_rsum_fixed(c[i].vptr, c[i].vk, c[i].vm, c[i].vemax, c[i].vsum, c[i].stream, &why));
-        }
-    }
-    if (op == OP_V_REPRO || op == OP_V_BYTES) {
-        NCCL_CHECK(ncclGroupStart());
-        for (int i = 0; i < count; i++)
-            NCCL_CHECK(ncclAllReduce(c[i].vsum, c[i].vsum, c[i].vm, ncclInt64, ncclSum, COMM_OF(i), c[i].stream));
-        NCCL_CHECK(ncclGroupEnd());
-    }
-    if (op == OP_V_REPRO) {
-        for (int i = 0; i < count; i++) {
-            CUDA_CHECK(cudaSetDevice(c[i].device));
-            WARPRED_CHECK(warpred_vector_rsum_finish(c[i].vsum, c[i].vemax, c[i].vm, c[i].vout, c[i].stream, &why));
-        }
-    }
+    ncclComm_t comms[MAX_GPUS];
+    for (int i = 0; i < count; i++) comms[i] = solo ? c[i].solo : c[i].comm;
+    if (op == OP_V_REPRO || op == OP_V_EXCHANGES)
+        enqueue_vector_repro(c, count, comms, solo ? 1 : c[0].nranks, op == OP_V_EXCHANGES);
+    if (op == OP_V_REPRO_AR || op == OP_V_BYTES) enqueue_vector_repro_allreduce(c, count, comms, op == OP_V_BYTES);
     if (op == OP_V_PLAIN) {
         for (int i = 0; i < count; i++) {
             CUDA_CHECK(cudaSetDevice(c[i].device));
@@ -424,13 +475,13 @@ static void enqueue_vector(rank_ctx *c, int count, op_kind op, int solo)
         NCCL_CHECK(ncclGroupStart());
         for (int i = 0; i < count; i++)
             NCCL_CHECK(ncclAllReduce(op == OP_V_PLAIN ? c[i].vout : c[i].vx, c[i].vout, c[i].vm, ncclFloat, ncclSum,
-                                     COMM_OF(i), c[i].stream));
+                                     comms[i], c[i].stream));
         NCCL_CHECK(ncclGroupEnd());
     }
     if (op == OP_V_ORDERED) {
         NCCL_CHECK(ncclGroupStart());
         for (int i = 0; i < count; i++)
-            NCCL_CHECK(ncclAllGather(c[i].vx, c[i].vgathered, c[i].vm, ncclFloat, COMM_OF(i), c[i].stream));
+            NCCL_CHECK(ncclAllGather(c[i].vx, c[i].vgathered, c[i].vm, ncclFloat, comms[i], c[i].stream));
         NCCL_CHECK(ncclGroupEnd());
         for (int i = 0; i < count; i++) {
             CUDA_CHECK(cudaSetDevice(c[i].device));
@@ -439,7 +490,6 @@ static void enqueue_vector(rank_ctx *c, int count, op_kind op, int solo)
             LAUNCH_CHECK();
         }
     }
-#undef COMM_OF
 }
 
 static void enqueue_op(rank_ctx *c, int count, op_kind op, int solo)
@@ -590,7 +640,6 @@ static void *device_alloc(size_t bytes, const char *what)
     return p;
 }
 
-static size_t round_up4(size_t n) { return (n + 3) / 4 * 4; }
 static int vector_table_log2(const options *opt) { return opt->quick ? 16 : opt->vmax_log2; }
 
 /* Buffers, stream, events and the warpred plan of one rank, on its device. The communicators come later. */
@@ -636,6 +685,7 @@ static void rank_init(rank_ctx *c, int rank, int nranks, int device, size_t capa
     const size_t table_m = (size_t)1 << vector_table_log2(opt);
     const size_t per_gpu = (size_t)((opt->vk + nranks - 1) / nranks);
     c->vm_capacity = round_up4(opt->vm) > table_m ? round_up4(opt->vm) : table_m;
+    c->vm_capacity += 4 * (size_t)nranks; /* the reduce-scatter form's padding */
     c->vx_capacity = (size_t)opt->vk * round_up4(opt->vm);
     if (per_gpu * table_m > c->vx_capacity) c->vx_capacity = per_gpu * table_m;
     c->vgathered_capacity = (size_t)nranks * table_m;
@@ -1102,7 +1152,7 @@ static int vector_check_phase(rank_ctx *c, int count, const options *opt)
     float *got[2][MAX_GPUS], *plain[2][MAX_GPUS], *alone = (float *)su_malloc(M * sizeof(float));
     for (int how = 0; how < 2; how++) {
         for (int i = 0; i < count; i++) load_vectors(&c[i], how, K, M, opt->seed, 0);
-        enqueue_vector(c, count, OP_V_REPRO, 0);
+        enqueue_vector(c, count, how == 0 ? OP_V_REPRO : OP_V_REPRO_AR, 0); /* both forms */
         for (int i = 0; i < count; i++) {
             got[how][i] = (float *)su_malloc(M * sizeof(float));
             copy_to_host(got[how][i], c[i].vout, M * sizeof(float), &c[i]);
@@ -1139,9 +1189,11 @@ static int vector_check_phase(rank_ctx *c, int count, const options *opt)
             printf(" %d", (int)(K * ((size_t)(r + 1) * (r + 2) / 2) / ((size_t)P * (P + 1) / 2)) -
                               (int)(K * ((size_t)r * (r + 1) / 2) / ((size_t)P * (P + 1) / 2)));
         printf("; grouping B: round robin from the last vector\n");
-        printf("  reproducible (warpred_vector_rsum + ncclUint8 max + ncclInt64 sum): groupings A and B %s the host\n"
-               "    model's bits on every GPU; GPU 0 holding all %d alone: %s\n",
-               all_ok ? "give exactly" : "DO NOT ALL GIVE", K, alone_ok ? "the same bits" : "DIFFERENT BITS");
+        printf(
+            "  reproducible (warpred_vector_rsum; A with ncclReduceScatter + ncclAllGather, B with ncclAllReduce of\n"
+            "    the integers): groupings A and B %s the host model's bits on every GPU; GPU 0 holding all %d\n"
+            "    alone: %s\n",
+            all_ok ? "give exactly" : "DO NOT ALL GIVE", K, alone_ok ? "the same bits" : "DIFFERENT BITS");
         printf("  plain (local float sums + ncclAllReduce float): %llu of %zu elements differ between groupings A and "
                "B,\n    %llu differ from the reproducible result (GPU 0's view)\n",
                differs0, M, wrong0);
@@ -1221,13 +1273,15 @@ static int vector_table_phase(rank_ctx *c, int count, const options *opt)
     if (printer) {
         printf(
             "vector timing: one vector of M floats per GPU, median of %d runs after %d warm-ups, us on the slowest\n"
-            "GPU. repro = the reproducible all-reduce (exponents, ncclAllReduce uint8 max, fixed point, ncclAllReduce\n"
-            "int64 sum, finish); float = ncclAllReduce(float, sum) of the vector; same bytes = repro's two\n"
-            "ncclAllReduce calls alone (9 bytes per element); ordered = ncclAllGather + fold in rank order;\n"
-            "bits: 3 runs x %d GPUs of repro\n",
+            "GPU. repro = the reproducible all-reduce (exponents, ncclAllReduce uint8 max, fixed point,\n"
+            "ncclReduceScatter int64 sum, finish of this GPU's share, ncclAllGather float); ar form = the same with\n"
+            "ncclAllReduce int64 sum and every element finished on every GPU; float = ncclAllReduce(float, sum) of\n"
+            "the vector; same bytes = ar form's two ncclAllReduce calls alone (9 bytes per element); exchanges =\n"
+            "repro's three NCCL calls alone; ordered = ncclAllGather + fold in rank order; bits: 3 runs x %d GPUs\n"
+            "of repro\n",
             opt->reps, opt->warmups, P);
-        printf("%7s %10s %10s %10s %10s %10s %10s  %s\n", "M", "repro", "float", "same bytes", "ordered", "repro/float",
-               "repro/same", "bits");
+        printf("%7s %9s %9s %9s %10s %9s %9s %11s %10s %10s  %s\n", "M", "repro", "ar form", "float", "same bytes",
+               "exchanges", "ordered", "repro/float", "repro/same", "repro/xchg", "bits");
     }
     for (int k = 0; k < nsizes; k++) {
         const size_t M = (size_t)1 << sizes[k];
@@ -1242,8 +1296,10 @@ static int vector_table_phase(rank_ctx *c, int count, const options *opt)
         }
         sync_all(c, count);
         const double t_rep = time_op(c, count, OP_V_REPRO, 0, opt);
+        const double t_ar = time_op(c, count, OP_V_REPRO_AR, 0, opt);
         const double t_float = time_op(c, count, OP_V_FLOAT, 0, opt);
         const double t_bytes = time_op(c, count, OP_V_BYTES, 0, opt);
+        const double t_xch = time_op(c, count, OP_V_EXCHANGES, 0, opt);
         const double t_ord = time_op(c, count, OP_V_ORDERED, 0, opt);
         unsigned long long first[MAX_GPUS], hash[MAX_GPUS];
         int stable[MAX_GPUS];
@@ -1259,8 +1315,9 @@ static int vector_table_phase(rank_ctx *c, int count, const options *opt)
         const int ok = all_ranks_ok(c, count, stable) && same_on_all_ranks(c, count, first);
         all_ok &= ok;
         if (printer)
-            printf("%5s%-2d %10.1f %10.1f %10.1f %10.1f %10.2f %10.2f  %s\n", "2^", sizes[k], t_rep, t_float, t_bytes,
-                   t_ord, t_rep / t_float, t_rep / t_bytes, ok ? "identical" : "DIFFER");
+            printf("%5s%-2d %9.1f %9.1f %9.1f %10.1f %9.1f %9.1f %11.2f %10.2f %10.2f  %s\n", "2^", sizes[k], t_rep,
+                   t_ar, t_float, t_bytes, t_xch, t_ord, t_rep / t_float, t_rep / t_bytes, t_rep / t_xch,
+                   ok ? "identical" : "DIFFER");
     }
     if (printer) printf("\n");
     return all_ok;
