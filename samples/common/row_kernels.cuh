@@ -89,15 +89,19 @@ enum { RK_BLOCK_MAX = 16384, RK_CLUSTER_MAX = 262144 };
 /* At least 2048 threads' worth of blocks per SM where the hardware has room: at most 64 registers
    a thread, so that a block of 512 loads while another one reduces or stores. */
 #define RK_MIN_BLOCKS(L) (1024 / (L::BLOCK))
-/* cross-entropy keeps nothing but the row: with 4 vectors a thread or fewer, 32 registers (a
-   whole SM of threads) */
+/* cross-entropy keeps nothing but the row: with 16 values a thread or fewer, 32 registers (a whole
+   SM of threads; float blocks spill a few words there and still run faster than with fewer
+   threads); bfloat16 rows of 32 values a thread (4 vectors) spill at 32 and run best at 40
+   (1536 threads); longer, 64. */
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
                                __CUDA_ARCH__ == 890 || __CUDA_ARCH__ == 1200)
 #    define RK_SM_THREADS 1024 /* the threads an SM holds, at least */
 #else
 #    define RK_SM_THREADS 2048
 #endif
-#define RK_CE_MIN_BLOCKS(L) ((L::VECS <= 4 ? RK_SM_THREADS : 1024) / (L::BLOCK))
+#define RK_CE_SM_THREADS(L) \
+    (L::VECS <= 4 && L::PER_THREAD <= 16 ? RK_SM_THREADS : L::VECS <= 4 && RK_SM_THREADS > 1024 ? 1536 : 1024)
+#define RK_CE_MIN_BLOCKS(L) (RK_CE_SM_THREADS(L) / (L::BLOCK))
 
 /* A kernel whose layout needs clusters compiles to nothing for archs without them; the host launches
    it only where clusters exist. */
@@ -438,19 +442,19 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 
 /* ======================================== cross-entropy ======================================== */
 
-/* The row's result, written by the row's first thread. */
+/* logsumexp - x[target], from the row's max m, its sum s of 2^((x - m) log2 e) and x[target] */
+__device__ __forceinline__ float rk_ce_loss(float m, float s, float xt)
+{
+    const float lse = m == -INFINITY ? -INFINITY : m + logf(s);
+    return xt == -INFINITY ? INFINITY : lse - xt;
+}
+
+/* The row's result, written by the row's first thread (which loads the target's logit). */
 template <typename T>
 __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, float m, float s, int arg, float *loss,
                                              int *argmax, long long row)
 {
-    float l;
-    if (target < 0 || target >= len) l = NAN;
-    else {
-        const float xt = warpred_xf_to<float>()(in[target], 0);
-        const float lse = m == -INFINITY ? -INFINITY : m + logf(s);
-        l = xt == -INFINITY ? INFINITY : lse - xt;
-    }
-    loss[row] = l;
+    loss[row] = target < 0 || target >= len ? NAN : rk_ce_loss(m, s, warpred_xf_to<float>()(in[target], 0));
     argmax[row] = arg;
 }
 
@@ -463,8 +467,16 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
         const T *in = x + row * len;
+        /* Float rows of 512 bytes or more: the first thread asks for the target and its logit
+           before the reductions, so that their latency hides behind the row's; shorter rows'
+           lines are still in flight then and asking for one twice costs more than waiting, and
+           bfloat16 rows lose more to the two registers this holds (measured, bench_rows) */
+        constexpr bool early = sizeof(T) == 4 && L::THREADS * L::PER_THREAD * sizeof(T) >= 512;
+        const bool leader = warpred_row_rank<L>() == 0;
+        const int target = early && leader ? targets[row] : 0;
         uint4 p[L::VECS];
         warpred_row_load_packed<L>(in, len, p, -INFINITY);
+        const float xt = early && leader && target >= 0 && target < len ? warpred_xf_to<float>()(in[target], 0) : 0.0f;
         /* this thread's best, lowest index first (its indices rise with i); a thread past the end
            holds (-inf, index >= len), which loses the tie to element 0 */
         warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
@@ -483,8 +495,12 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
 #pragma unroll
         for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
         s = warpred_row_allreduce<L>(s, warpred_op_sum());
-        if (warpred_row_rank<L>() == 0)
+        if (early && leader) {
+            loss[row] = target < 0 || target >= len ? NAN : rk_ce_loss(best.value, s, xt);
+            argmax[row] = best.index;
+        } else if (leader) {
             rk_ce_finish(in, len, targets[row], best.value, s, best.index, loss, argmax, row);
+        }
     }
 }
 
