@@ -290,9 +290,9 @@ template <typename T> static long long rc_ce_special(int len, const warpred_devi
 
 /* The lengths: every layout of the table, its edges, lengths not a multiple of 4 or 32, clusters,
    streamed rows. */
-static const int rc_lengths[] = {1,    3,    32,   37,   64,    100,   128,   255,    256,    512,    1000,   1024,
-                                 2048, 3001, 4096, 8192, 16384, 16385, 65536, 100003, 262144, 262147, 1048576};
-static const int rc_lengths_quick[] = {1, 3, 37, 100, 255, 1000, 3001, 16384, 16385, 70001, 262147};
+static const int rc_lengths[] = {1,    3,    32,   37,   64,   100,   128,   255,   256,    512,    1000,   1001,
+                                 1024, 2048, 3001, 4096, 8192, 16384, 16385, 65536, 100003, 262144, 262147, 1048576};
+static const int rc_lengths_quick[] = {1, 3, 37, 100, 255, 1000, 1001, 3001, 16384, 16385, 70001, 262147};
 
 /* A sample's session: rc_begin, rc_op<OP> for each op it shows, rc_end (the exit status). */
 typedef struct rc_session {

@@ -38,7 +38,9 @@
      rmsnorm      y = x / sqrt(mean(x^2) + eps) * w.
                   Both norms, rows of at most 2 vectors a thread: each group of threads takes 4 rows,
                   holds its part of w (and b) in registers for all of them and loads the next row
-                  while this one is reduced and written (rk_norm_held).
+                  while this one is reduced and written (rk_norm_held). A row a warp: the block
+                  copies w (and b) into shared memory, asynchronously while its 8 rows load, and
+                  the rows read them there (rk_norm_warp_rows).
      cross-entropy  loss[row] = logsumexp(x) - x[target]; argmax[row] = the first index of the
                   largest logit (NaN ignored). From registers: the argmax pair (value, index) as
                   the max, then the sum. Streamed: one pass, the online pair and the argmax pair.
@@ -63,6 +65,7 @@
 #include <stdio.h>
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
+#include <cuda_pipeline.h>
 #include <warpred/row_reduce.cuh>
 #include <warpred/op_softmax.cuh>
 #include <warpred/op_argminmax.cuh>
@@ -327,19 +330,90 @@ __device__ __forceinline__ void rk_norm_stats(const uint4 (&p)[L::VECS], int len
     }
 }
 
+/* value k of a 16-byte vector of float or bfloat16 values */
+template <typename T> __device__ __forceinline__ float rk_value(const uint4 &u, int k)
+{
+    const unsigned word = k * (int)sizeof(T) / 4 == 0   ? u.x
+                          : k * (int)sizeof(T) / 4 == 1 ? u.y
+                          : k * (int)sizeof(T) / 4 == 2 ? u.z
+                                                        : u.w;
+    if constexpr (sizeof(T) == 4) return __uint_as_float(word);
+    else
+        return __uint_as_float(k % 2 ? word & 0xffff0000u : word << 16); /* bfloat16: the high half of a float */
+}
+
+/* LayerNorm (Center) or RMSNorm, a row a warp (8 rows a block): the block copies w (and b) into
+   shared memory once, with asynchronous copies issued before its rows load, and its rows read them
+   there after their reductions. Read from global memory instead, they came after the reductions
+   with an L2 latency each row (ncu: bfloat16 LayerNorm at 2048 spent half its cycles between
+   instructions waiting on them). Where w or b is not 16-byte aligned or len not a multiple of a
+   vector (or b is NULL), the rows read them from global memory as the other layouts do. */
+template <class L, typename T, bool Center>
+__device__ __forceinline__ void rk_norm_warp_rows(const T *x, const T *w, const T *b, T *y, long long rows, int len,
+                                                  float eps)
+{
+    static_assert(L::THREADS == 32 && L::CLUSTER == 1, "rk_norm_warp_rows: a row a warp");
+    enum { NV = L::CAPACITY / L::VEC };
+    __shared__ uint4 sw[NV], sb[Center ? NV : 1];
+    const unsigned long long where =
+        reinterpret_cast<unsigned long long>(w) | (Center ? reinterpret_cast<unsigned long long>(b) : 0);
+    const bool staged = (where & 15) == 0 && len % L::VEC == 0 && (!Center || b); /* the same in the whole block */
+    if (staged) {
+        for (int v = threadIdx.x; v < len / L::VEC; v += L::BLOCK) {
+            __pipeline_memcpy_async(&sw[v], reinterpret_cast<const uint4 *>(w) + v, sizeof(uint4));
+            if (Center) __pipeline_memcpy_async(&sb[v], reinterpret_cast<const uint4 *>(b) + v, sizeof(uint4));
+        }
+        __pipeline_commit();
+    }
+    const long long row = warpred_row_id<L>();
+    const bool active = row < rows; /* a warp past the last row still meets the barrier */
+    uint4 p[L::VECS];
+    float mean = 0.0f, rstd = 0.0f;
+    if (active) {
+        warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
+        rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
+    }
+    if (staged) {
+        __pipeline_wait_prior(0);
+        __syncthreads();
+    }
+    if (!active) return;
+    T *out = y + row * len;
+    if (!staged) {
+        rk_norm_store<L>(p, w, Center ? b : (const T *)NULL, out, len, mean, rstd);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < L::VECS; j++) {
+        const long long start = warpred_row_elem<L>(j * L::VEC);
+        if (start >= len) continue; /* whole vectors only here: len is a multiple of one */
+        const int v = (int)(start / L::VEC);
+        float q[L::VEC];
+#pragma unroll
+        for (int k = 0; k < L::VEC; k++)
+            q[k] = (rk_at<L>(p, j * L::VEC + k) - mean) * rstd * rk_value<T>(sw[v], k) +
+                   (Center ? rk_value<T>(sb[v], k) : 0.0f);
+        warpred_row_store_vector<L>(out, len, j, q);
+    }
+}
+
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_layernorm_regs(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps)
 {
     RK_CLUSTER_GUARD(L)
     {
-        const long long row = warpred_row_id<L>();
-        if (row >= rows) return;
-        uint4 p[L::VECS];
-        warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-        float mean, rstd;
-        rk_norm_stats<L, true>(p, len, eps, mean, rstd);
-        rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
+        if constexpr (L::THREADS == 32 && L::CLUSTER == 1) {
+            rk_norm_warp_rows<L, T, true>(x, w, b, y, rows, len, eps);
+        } else {
+            const long long row = warpred_row_id<L>();
+            if (row >= rows) return;
+            uint4 p[L::VECS];
+            warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
+            float mean, rstd;
+            rk_norm_stats<L, true>(p, len, eps, mean, rstd);
+            rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
+        }
     }
 }
 
@@ -349,13 +423,17 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 {
     RK_CLUSTER_GUARD(L)
     {
-        const long long row = warpred_row_id<L>();
-        if (row >= rows) return;
-        uint4 p[L::VECS];
-        warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-        float mean, rstd;
-        rk_norm_stats<L, false>(p, len, eps, mean, rstd);
-        rk_norm_store<L>(p, w, (const T *)NULL, y + row * len, len, mean, rstd);
+        if constexpr (L::THREADS == 32 && L::CLUSTER == 1) {
+            rk_norm_warp_rows<L, T, false>(x, w, (const T *)NULL, y, rows, len, eps);
+        } else {
+            const long long row = warpred_row_id<L>();
+            if (row >= rows) return;
+            uint4 p[L::VECS];
+            warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
+            float mean, rstd;
+            rk_norm_stats<L, false>(p, len, eps, mean, rstd);
+            rk_norm_store<L>(p, w, (const T *)NULL, y + row * len, len, mean, rstd);
+        }
     }
 }
 
