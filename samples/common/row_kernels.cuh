@@ -397,44 +397,37 @@ __device__ __forceinline__ void rk_norm_warp_rows(const T *x, const T *w, const 
     }
 }
 
+/* LayerNorm (Center) or RMSNorm, a row in the registers of the layout L: rk_norm_warp_rows where a
+   warp holds a row, else the row's statistics and the output straight from the registers. */
+template <class L, typename T, bool Center>
+__device__ __forceinline__ void rk_norm_rows(const T *x, const T *w, const T *b, T *y, long long rows, int len,
+                                             float eps)
+{
+    if constexpr (L::THREADS == 32 && L::CLUSTER == 1) {
+        rk_norm_warp_rows<L, T, Center>(x, w, b, y, rows, len, eps);
+    } else {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        uint4 p[L::VECS];
+        warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
+        float mean, rstd;
+        rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
+        rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
+    }
+}
+
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_layernorm_regs(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps)
 {
-    RK_CLUSTER_GUARD(L)
-    {
-        if constexpr (L::THREADS == 32 && L::CLUSTER == 1) {
-            rk_norm_warp_rows<L, T, true>(x, w, b, y, rows, len, eps);
-        } else {
-            const long long row = warpred_row_id<L>();
-            if (row >= rows) return;
-            uint4 p[L::VECS];
-            warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-            float mean, rstd;
-            rk_norm_stats<L, true>(p, len, eps, mean, rstd);
-            rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
-        }
-    }
+    RK_CLUSTER_GUARD(L) { rk_norm_rows<L, T, true>(x, w, b, y, rows, len, eps); }
 }
 
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_rmsnorm_regs(const T *x, const T *w, T *y, long long rows, int len, float eps)
 {
-    RK_CLUSTER_GUARD(L)
-    {
-        if constexpr (L::THREADS == 32 && L::CLUSTER == 1) {
-            rk_norm_warp_rows<L, T, false>(x, w, (const T *)NULL, y, rows, len, eps);
-        } else {
-            const long long row = warpred_row_id<L>();
-            if (row >= rows) return;
-            uint4 p[L::VECS];
-            warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-            float mean, rstd;
-            rk_norm_stats<L, false>(p, len, eps, mean, rstd);
-            rk_norm_store<L>(p, w, (const T *)NULL, y + row * len, len, mean, rstd);
-        }
-    }
+    RK_CLUSTER_GUARD(L) { rk_norm_rows<L, T, false>(x, w, (const T *)NULL, y, rows, len, eps); }
 }
 
 /* LayerNorm (Center) or RMSNorm for rows of at most 2 vectors a thread (no clusters): each group of
