@@ -17,6 +17,9 @@
      - warp level: reduce / allreduce (every lane the same bits), _partial (absent lanes write
        nothing), width-8 segments merged by the op; many values per lane, lane assignments random,
        round robin, chunked, all in one lane
+     - warps whose lanes hold different highest bins (one lane 2^40 above the others, at each
+       lane; every lane its own binade; two bins alternating): whole warp, segments of 8,
+       1..32 calling lanes; each result the bits of the sequential adds of its lanes' values
      - block level: 32, 64, 96, 128, 256, 1000, 1024 threads, 2D and 3D blocks, run-time and
        compile-time sizes, reduce vs allreduce, _valid (threads past valid hold a value that must
        not count); three blocks with three different assignments of the same values
@@ -1207,6 +1210,130 @@ static void test_warp_level(void **state)
     run_warp_level<double>();
 }
 
+/* Warps whose lanes hold different highest bins, so that the trees' steps meet two bins and the
+   warp redoes its tree with the realignment (op_rsum.cuh, settle). Case c < 32: lane c holds a
+   value 2^40 times the others'; case 32: lane L's value lies 2^(5 L) up (every lane its own
+   binade); case 33: lanes alternate between two bins, signs mixed. Mode APART_WARP: the whole
+   warp; APART_SEG8: segments of 8 lanes; 1..32: lanes 0..mode-1 call (_partial). Each calling lane writes its
+   allreduce result to all[], the first lane of each segment its reduce result to red[], and
+   every calling lane to ref[] the sequential adds of its segment's values (no tree). */
+enum { APART_CASES = 34, APART_WARP = -1, APART_SEG8 = -8 };
+
+template <typename F> __global__ void k_apart(const F *vals, int mode, F *red, F *all, F *ref)
+{
+    typedef warpred_rsum<F> A;
+    const int c = blockIdx.x, lane = threadIdx.x;
+    const int width = mode == APART_SEG8 ? 8 : 32, n = mode < 0 ? 32 : mode;
+    const F *v = vals + 32 * c;
+    if (lane >= n) return;
+    const A acc = warpred_make_rsum(v[lane]);
+    A r, s;
+    if (mode == APART_WARP) {
+        r = warpred_warp_reduce(acc, warpred_op_rsum());
+        s = warpred_warp_allreduce(acc, warpred_op_rsum());
+    } else if (mode == APART_SEG8) {
+        r = warpred_warp_reduce<8>(acc, warpred_op_rsum());
+        s = warpred_warp_allreduce<8>(acc, warpred_op_rsum());
+    } else {
+        r = warpred_warp_reduce_partial(acc, warpred_op_rsum(), n);
+        s = warpred_warp_allreduce_partial(acc, warpred_op_rsum(), n);
+    }
+    const int first = lane / width * width, end = first + width < n ? first + width : n;
+    A q = warpred_op_rsum::identity<A>();
+    for (int j = first; j < end; j++) warpred_rsum_add(q, v[j]);
+    if (lane == first) red[32 * c + lane] = warpred_rsum_value(r);
+    all[32 * c + lane] = warpred_rsum_value(s);
+    ref[32 * c + lane] = warpred_rsum_value(q);
+}
+
+template <typename F> static void apart_values(F *vals)
+{
+    for (int c = 0; c < APART_CASES; c++)
+        for (int lane = 0; lane < 32; lane++) {
+            const double u = 1.0 + wt_rand_unit(), sign = wt_rand_below(2) ? -1.0 : 1.0;
+            double x;
+            if (c < 32) x = lane == c ? ldexp(u, 40) : u;
+            else if (c == 32)
+                x = sign * ldexp(u, 5 * lane - 60);
+            else
+                x = sign * (lane % 2 ? ldexp(u, 30) : u);
+            vals[32 * c + lane] = (F)x;
+        }
+}
+
+template <typename F> static void run_apart(void)
+{
+    const size_t count = 32 * APART_CASES, bytes = count * sizeof(F);
+    F *vals = (F *)wt_host_alloc(bytes), *red = (F *)wt_host_alloc(bytes), *all = (F *)wt_host_alloc(bytes),
+      *ref = (F *)wt_host_alloc(bytes);
+    apart_values(vals);
+    F *d_vals = (F *)wt_dev_copy(vals, bytes), *d_red = (F *)wt_dev_alloc(bytes), *d_all = (F *)wt_dev_alloc(bytes),
+      *d_ref = (F *)wt_dev_alloc(bytes);
+    const int full[] = {APART_WARP, APART_SEG8, 1, 2, 3, 5, 7, 8, 9, 16, 17, 19, 24, 31, 32},
+              quick[] = {APART_WARP, APART_SEG8, 1, 19, 32};
+    const int *modes = wt_quick() ? quick : full;
+    const int nmodes = wt_quick() ? (int)(sizeof quick / sizeof quick[0]) : (int)(sizeof full / sizeof full[0]);
+    for (int m = 0; m < nmodes; m++) {
+        const int mode = modes[m], width = mode == APART_SEG8 ? 8 : 32, n = mode < 0 ? 32 : mode;
+        wt_poison(d_red, bytes);
+        wt_poison(d_all, bytes);
+        wt_poison(d_ref, bytes);
+        k_apart<F><<<APART_CASES, 32>>>(d_vals, mode, d_red, d_all, d_ref);
+        WT_LAUNCHED();
+        wt_to_host(red, d_red, bytes);
+        wt_to_host(all, d_all, bytes);
+        wt_to_host(ref, d_ref, bytes);
+        for (int c = 0; c < APART_CASES; c++)
+            for (int lane = 0; lane < 32; lane++) {
+                const size_t i = 32 * (size_t)c + lane;
+                const int first = lane / width * width;
+                if (lane >= n) {
+                    unsigned char poison[sizeof(F)];
+                    memset(poison, WT_POISON, sizeof poison);
+                    if (memcmp(&all[i], poison, sizeof(F)) || memcmp(&red[i], poison, sizeof(F)))
+                        fail_msg("%s lanes apart, case %d, %d lanes: lane %d does not call, yet an output was "
+                                 "written",
+                                 fname<F>(), c, n, lane);
+                    continue;
+                }
+                if (lane == first) {
+                    const int end = first + width < n ? first + width : n;
+                    wt_exact a;
+                    exact_of(&a, vals + 32 * c + first, (size_t)(end - first));
+                    char what[160];
+                    snprintf(what, sizeof what, "lanes apart, case %d, lanes %d..%d, sequential adds", c, first,
+                             end - 1);
+                    expect_sum(&a, ref[i], WT_EXACT_BOUND, what);
+                    if (wt_type<F>::bits(red[i]) != wt_type<F>::bits(ref[i]))
+                        fail_msg("%s lanes apart, case %d, width %d, %d lanes: reduce gave bits %llx in lane %d, the "
+                                 "sequential adds %llx",
+                                 fname<F>(), c, width, n, (unsigned long long)wt_type<F>::bits(red[i]), lane,
+                                 (unsigned long long)wt_type<F>::bits(ref[i]));
+                }
+                if (wt_type<F>::bits(all[i]) != wt_type<F>::bits(ref[i]))
+                    fail_msg("%s lanes apart, case %d, width %d, %d lanes: allreduce gave bits %llx in lane %d, "
+                             "the sequential adds %llx",
+                             fname<F>(), c, width, n, (unsigned long long)wt_type<F>::bits(all[i]), lane,
+                             (unsigned long long)wt_type<F>::bits(ref[i]));
+            }
+    }
+    wt_dev_free(d_vals);
+    wt_dev_free(d_red);
+    wt_dev_free(d_all);
+    wt_dev_free(d_ref);
+    wt_host_free(vals);
+    wt_host_free(red);
+    wt_host_free(all);
+    wt_host_free(ref);
+}
+
+static void test_warp_lanes_apart(void **state)
+{
+    WT_NEED_GPU(state);
+    run_apart<float>();
+    run_apart<double>();
+}
+
 /* The block level alone: every shape, run-time and compile-time, reduce vs allreduce, _valid. */
 template <typename F> static void run_block_level(void)
 {
@@ -1451,20 +1578,11 @@ static void test_reproducible_everywhere(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        WT_TEST(test_exact_hand_cases),
-        WT_TEST(test_exact_specials),
-        WT_TEST(test_exact_random_vs_int128),
-        WT_TEST(test_exact_helpers),
-        WT_TEST(test_accumulator_sizes),
-        WT_TEST(test_single_values),
-        WT_TEST(test_hand_cases),
-        WT_TEST(test_warp_level),
-        WT_TEST(test_block_level),
-        WT_TEST(test_grid_level),
-        WT_TEST(test_device_level),
-        WT_TEST(test_too_many_rejected),
-        WT_TEST(test_doc_snippets),
-        WT_TEST(test_reproducible_everywhere),
+        WT_TEST(test_exact_hand_cases),  WT_TEST(test_exact_specials),    WT_TEST(test_exact_random_vs_int128),
+        WT_TEST(test_exact_helpers),     WT_TEST(test_accumulator_sizes), WT_TEST(test_single_values),
+        WT_TEST(test_hand_cases),        WT_TEST(test_warp_level),        WT_TEST(test_warp_lanes_apart),
+        WT_TEST(test_block_level),       WT_TEST(test_grid_level),        WT_TEST(test_device_level),
+        WT_TEST(test_too_many_rejected), WT_TEST(test_doc_snippets),      WT_TEST(test_reproducible_everywhere),
     };
     return cmocka_run_group_tests(tests, wt_group_setup, NULL);
 }

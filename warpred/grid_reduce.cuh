@@ -111,11 +111,10 @@
    read: it was never written); each member lands at its own offset in the result. */
 struct warpred__load_member_cg {
     const char *from;
-    char *to;
+    const char *to0;
     template <typename S> __device__ __forceinline__ void operator()(S &member) const
     {
-        const long long offset = (const char *)&member - from;
-        *reinterpret_cast<S *>(to + offset) = __ldcg(&member);
+        member = __ldcg(reinterpret_cast<const S *>(from + ((const char *)&member - to0)));
     }
 };
 
@@ -125,8 +124,8 @@ template <typename T> __device__ __forceinline__ T warpred__load_cg(const T *p)
         return __ldcg(p);
     } else {
         T r;
-        warpred__load_member_cg load = {(const char *)p, (char *)&r};
-        warpred__each_scalar(*const_cast<T *>(p), load); /* visits p's members in place; only reads them */
+        warpred__load_member_cg load = {(const char *)p, (const char *)&r};
+        warpred__each_scalar(r, load);
         return r;
     }
 }

@@ -68,13 +68,17 @@
 
    COST  Per value: one multiply, one compare and 3 (float) / 4 (double) folds of one integer
    OR and up to three double adds; a value larger than all before it in this accumulator also
-   takes a rare widening branch. A merge is about 40 instructions, plus a realignment when the
-   two sides' highest bins differ. Figures against the plain sum and CUB's gpu_to_gpu
-   DeviceReduce::Sum: docs/BENCHMARKS.md (bench_cub36).
+   takes a rare widening branch. The device-wide reduce takes the four values of a 16-byte load
+   together: their chains of adds overlap, with no branch between them. A merge is about 40
+   instructions, plus a realignment when the two sides' highest bins differ; inside a warp tree
+   a step is K pairs of double adds and an OR, and a warp whose lanes hold different highest bins
+   (rare past the first values) redoes its tree once with the realignment. Figures against the
+   plain sum and CUB's gpu_to_gpu DeviceReduce::Sum: docs/BENCHMARKS.md (bench_cub36).
 
    It plugs into the layers through operation.cuh's protocol alone: warpred_value (its
-   members), identity, and warpred_op_accumulator (the device-wide reduce's threads add
-   elements into an accumulator and the result converts to float/double at the end).
+   members), identity, warpred_op_accumulator (the device-wide reduce's threads add elements
+   into an accumulator and the result converts to float/double at the end) and the warp trees'
+   step/settle fast path of warpred_op_warp.
    This header needs ops.cuh and its base beside it (plus the layer you reduce with).
 */
 #ifndef WARPRED_OP_RSUM_CUH
@@ -98,7 +102,8 @@ enum {
     WARPRED__RSUM_TOP = -9, /* log2 of the highest fold's grid, in the scaled domain */
     WARPRED__RSUM_POS_INF = 1,
     WARPRED__RSUM_NEG_INF = 2,
-    WARPRED__RSUM_NAN = 4
+    WARPRED__RSUM_NAN = 4,
+    WARPRED__RSUM_APART = 8 /* inside a warp tree only: two bins met (see settle) */
 };
 /* 2^51 / (2^17 + 1/2) parts fit a fold before its sum could leave M_k's binade */
 static const unsigned long long warpred_rsum_max_count = (1ull << 34) - (1ull << 17);
@@ -273,6 +278,73 @@ struct warpred_op_rsum {
     }
 };
 
+/* One accumulator's members shuffled: down by `arg` lanes (Idx false) or from lane `arg` (Idx true). */
+template <bool Idx, typename F>
+__device__ __forceinline__ warpred_rsum<F> warpred__rsum_shfl(unsigned mask, const warpred_rsum<F> &v, int arg)
+{
+    warpred_rsum<F> o;
+#pragma unroll
+    for (int k = 0; k < warpred__rsum_traits<F>::K; k++)
+        o.fold[k] = Idx ? __shfl_sync(mask, v.fold[k], arg) : __shfl_down_sync(mask, v.fold[k], arg);
+    o.bin = Idx ? __shfl_sync(mask, v.bin, arg) : __shfl_down_sync(mask, v.bin, arg);
+    o.flags = Idx ? __shfl_sync(mask, v.flags, arg) : __shfl_down_sync(mask, v.flags, arg);
+    return o;
+}
+
+/* The rare way of the warp trees below: the counted lanes of the segment (lanes first..end-1,
+   every lane of the segment calling) hold different highest bins. Each lifts its accumulator
+   to the highest; the fold-wise adds are then exact, and their sum is what any merge tree
+   gives (the parts below the highest bin's folds drop out whichever way). The result goes to
+   every lane of the segment. */
+template <typename F>
+__device__ __forceinline__ warpred_rsum<F> warpred__rsum_settle_apart(warpred_rsum<F> v, unsigned segment,
+                                                                      unsigned counted)
+{
+    const int lane = (int)warpred__lane_id();
+    const int first = __ffs(segment) - 1;
+    const int end = 32 - __clz(counted); /* one past the last counted lane */
+    int top = v.bin;
+#pragma unroll 1
+    for (int d = 1; d < 32; d <<= 1) {
+        const int o = __shfl_down_sync(segment, top, d);
+        if (lane + d < end && o > top) top = o;
+    }
+    top = __shfl_sync(segment, top, first);
+    if (v.bin < top) warpred__rsum_lift(v, top - v.bin);
+#pragma unroll 1
+    for (int d = 1; d < 32; d <<= 1) {
+        const warpred_rsum<F> o = warpred__rsum_shfl<false>(segment, v, d);
+        if (lane + d < end) {
+#pragma unroll
+            for (int k = 0; k < warpred__rsum_traits<F>::K; k++) v.fold[k] += o.fold[k] - warpred__rsum_pin(k);
+            v.flags |= o.flags;
+        }
+    }
+    return warpred__rsum_shfl<true>(segment, v, first);
+}
+
+/* The warp trees' fast path (operation.cuh): a step that adds the folds without realigning
+   them, exact when both sides hold the same highest bin, as a warp's accumulators nearly always
+   do (a step of the full merge spent most of its time choosing sides and branching around the
+   realignment). A step that meets two bins marks its result (WARPRED__RSUM_APART); settle then
+   redoes the segment with the realignment, and the result is the merge tree's, bit for bit. */
+template <typename F> struct warpred_op_warp<warpred_op_rsum, warpred_rsum<F> > {
+    typedef warpred_rsum<F> A;
+    enum { hardware = 0, votes = 0 };
+    static __device__ __forceinline__ A step(const warpred_op_rsum &, A a, A b)
+    {
+#pragma unroll
+        for (int k = 0; k < warpred__rsum_traits<F>::K; k++) a.fold[k] += b.fold[k] - warpred__rsum_pin(k);
+        a.flags |= b.flags | (a.bin != b.bin ? (int)WARPRED__RSUM_APART : 0);
+        return a;
+    }
+    static __device__ __forceinline__ A settle(A r, A v, unsigned segment, unsigned counted)
+    {
+        if (!__any_sync(segment, (r.flags & WARPRED__RSUM_APART) != 0)) return r;
+        return warpred__rsum_settle_apart(v, segment, counted);
+    }
+};
+
 template <typename F> __device__ __forceinline__ F warpred__rsum_special(int flags)
 {
     typedef warpred__float_bits<F> B;
@@ -315,11 +387,31 @@ template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
     {
         warpred_rsum_add(a, (typename warpred__rsum_float<R>::type)x);
     }
+    /* The values of one vector load: scaled and checked together, then deposited with no
+       branch between them, so that each value's chain of adds overlaps the next one's (one
+       by one, each value waited for the last one's seven dependent adds). A value that does
+       not fit the folds (above their bin, or not finite) sends the whole batch the one-by-one
+       way. Either way the deposits happen in the same order, with the same bits. */
     template <int K, typename V>
     static __device__ __forceinline__ void absorb_batch(const warpred_op_rsum &op, type &a, const V (&x)[K])
     {
+        typedef typename warpred__rsum_float<R>::type F;
+        const double scale = warpred__rsum_scale<F>(a.bin);
+        const double fits = warpred__pow2(WARPRED__RSUM_W - 1 + WARPRED__RSUM_TOP);
+        double r[K];
+        bool all_fit = true;
 #pragma unroll
-        for (int j = 0; j < K; j++) absorb(op, a, x[j]);
+        for (int j = 0; j < K; j++) {
+            r[j] = (double)(F)x[j] * scale;
+            all_fit &= fabs(r[j]) < fits;
+        }
+        if (all_fit) {
+#pragma unroll
+            for (int j = 0; j < K; j++) warpred__rsum_deposit(a, r[j]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < K; j++) absorb(op, a, x[j]);
+        }
     }
     static __device__ __forceinline__ R finish(const type &a)
     {

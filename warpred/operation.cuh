@@ -62,7 +62,10 @@
                                 static T settle(T r, T v, unsigned segment, unsigned counted)
                                 that fixes the tree's result r once at the end (v: this lane's
                                 input; segment: the calling lanes; counted: those whose inputs
-                                count). Settle may vote over segment.
+                                count). Settle may vote and shuffle over segment:
+                                every lane of it calls, and the counted lanes are its first
+                                ones (op_rsum.cuh: steps without realignment, redone when
+                                two bins met).
    ACCUMULATORS (optional)
      warpred_op_accumulator<Op, R>   the running state of the device-wide reduce when it
        writes an R: type (default R), start() (default: the identity; -0 for float sums),
