@@ -15,19 +15,19 @@
            rank 0 (distributed shared memory), which alone stores a partial and takes the ticket
      (d) fewer partials: k_ticket (the library's structure written anew: thread loop as
            device_reduce.cuh, block reduce by warpred_block_reduce<256>, partial + ticket, the
-           last block folds) with N / (256 * L * 4) blocks for L = 8, 16 (each thread makes L
-           16-byte loads), with 4 loads in flight (the library's loop) and with 8
+           last block folds) with N / (256 * L * 4) blocks for L = 4 (the library's grid: the
+           library's design in this file's own code), 8, 16 (each thread makes L 16-byte
+           loads), with 4 loads in flight (the library's loop) and with 8
      (e) epoch-tagged partials, no ticket: every block stores {float bits, launch tag} as one
            8-byte word; block 0, after its own work, polls them until each carries this launch's
            tag, folds and writes; the tag is a device counter that block 0 advances at the end
 
-   (e) was tried in the library (warpred_device_reduce's tail on tagged partials, the last block
-   polling; 17547e8 .. b452e56) and taken out again. On the H100, same run, float sum, us per
-   call at 2^14/16/18/20/22/24: the tagged library 8.54 / 8.67 / 8.83 / 9.92 / 14.30 / 30.14,
-   the ticket tail 8.83 / 8.83 / 8.90 / 9.76 / 13.98 / 29.73: no gain beyond the noise (about
-   +-3%), for a polling wait, tag wrap handling (a re-tagging every 2^31 launches), a scratch of
-   tagged words (135 KB) and a white-box test. The library kept the ticket tail; (e) stays here
-   as the experiment's row.
+   (e) was tried in the library twice (warpred_device_reduce's tail on tagged partials, the
+   last block polling; 17547e8 .. b452e56, and again on branch study-tagged-tail) and taken out
+   both times: on an H100 the tagged library was within the noise of the ticket library, and
+   on an H200 its ratio to (e) was the ticket library's. Against (d) L=4, this file's own
+   ticket kernel with the library's grid, (e) gains little; (a) against (d) L=4 is the cost of
+   the library kernel's own body. (e) stays here as the experiment's row.
 
    Each variant's result is checked against (a) on the start of the buffer before the timing and
    again after it (a mismatch prints MISMATCH and the program exits 1); (a) is checked against
@@ -318,6 +318,7 @@ static const variant_desc VARIANTS_DESC[] = {
     {"(c) cluster 4", K_CLUSTER, 4, 4},
     {"(c) cluster 8", K_CLUSTER, 8, 4},
     {"(c) cluster 16", K_CLUSTER, 16, 4},
+    {"(d) L=4: ticket, library grid", K_FEWER, 4, 4},
     {"(d) L=8 (4 in flight)", K_FEWER, 8, 4},
     {"(d) L=16 (4 in flight)", K_FEWER, 16, 4},
     {"(d) L=8 (8 in flight)", K_FEWER, 8, 8},

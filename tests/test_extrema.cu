@@ -4,6 +4,7 @@
    model of the IEEE rules; NaN, -0/+0, integers, partial warps, empty input. */
 #include <warpred/op_extrema.cuh>
 #include <warpred/device_reduce.cuh>
+#include <warpred/grid_reduce.cuh>
 #include "wt.h"
 #include "wt_plans.h" /* the grid scratch and the device plan, owned by the running test */
 

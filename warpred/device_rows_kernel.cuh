@@ -19,14 +19,15 @@
                                        takes (see RANGES below)
      warpred__slices_identity_kernel   g(identity) into every slice of an empty shape
 
-   This header needs block_reducer.cuh, cluster_reduce.cuh, device_reduce_kernel.cuh (its
-   16-byte reader) and what they need beside it.
+   This header needs block_reducer.cuh, cluster_reduce.cuh, grid_reduce.cuh (the tickets),
+   device_reduce_kernel.cuh (its 16-byte reader) and what they need beside it.
 */
 #ifndef WARPRED_DEVICE_ROWS_KERNEL_CUH
 #define WARPRED_DEVICE_ROWS_KERNEL_CUH
 
 #include "block_reducer.cuh"
 #include "cluster_reduce.cuh"
+#include "grid_reduce.cuh" /* warpred__ticket, warpred__load_cg, warpred__fold_partials */
 #include "device_reduce_kernel.cuh" /* the 16-byte reader (warpred__per_vector, warpred__device_take_vector) and warpred__store_whole */
 #ifndef __CUDACC_RTC__
 #    include <string.h> /* memcpy, which NVRTC has built in */
