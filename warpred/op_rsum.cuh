@@ -68,12 +68,15 @@
 
    COST  Per value: one multiply, one compare and 3 (float) / 4 (double) folds of one integer
    OR and up to three double adds; a value larger than all before it in this accumulator also
-   takes a rare widening branch. The device-wide reduce takes the four values of a 16-byte load
-   together: their chains of adds overlap, with no branch between them. A merge is about 40
-   instructions, plus a realignment when the two sides' highest bins differ; inside a warp tree
-   a step is K pairs of double adds and an OR, and a warp whose lanes hold different highest bins
-   (rare past the first values) redoes its tree once with the realignment. Figures against the
-   plain sum and CUB's gpu_to_gpu DeviceReduce::Sum: docs/BENCHMARKS.md (bench_cub36).
+   takes a rare widening branch. The device-wide reduce takes the values of a 16-byte load (four
+   floats, two doubles) together: their chains of adds overlap, with no branch between them. A
+   merge is about 40 instructions, plus a realignment when the two sides' highest bins differ;
+   inside a warp tree a step is K pairs of double adds and an OR, and a warp whose lanes hold
+   different highest bins redoes its tree once with the realignment (about twice the shuffles of
+   the plain tree). Accumulators of many values share their highest bin nearly always; lanes that
+   hold nothing (the empty accumulator has the lowest bin) or one value each on both sides of a
+   bin's edge (1.0 for float, 16 for double: N(0,1) data one value per lane) do not. Figures
+   against the plain sum and CUB's gpu_to_gpu DeviceReduce::Sum: docs/BENCHMARKS.md (bench_cub36).
 
    It plugs into the layers through operation.cuh's protocol alone: warpred_value (its
    members), identity, warpred_op_accumulator (the device-wide reduce's threads add elements
@@ -94,7 +97,7 @@
 template <typename F> struct warpred_rsum {
     double fold[warpred__same<F, double>::value ? 4 : 3];
     int bin;   /* the highest bin the accumulator holds */
-    int flags; /* non-finite values seen: 1 +inf, 2 -inf, 4 NaN */
+    int flags; /* non-finite values seen: 1 +inf, 2 -inf, 4 NaN (8: only inside a warp tree, see settle) */
 };
 
 enum {
@@ -389,7 +392,7 @@ template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
     }
     /* The values of one vector load: scaled and checked together, then deposited with no
        branch between them, so that each value's chain of adds overlaps the next one's (one
-       by one, each value waited for the last one's seven dependent adds). A value that does
+       by one, each value waited for the last one's chain of dependent adds). A value that does
        not fit the folds (above their bin, or not finite) sends the whole batch the one-by-one
        way. Either way the deposits happen in the same order, with the same bits. */
     template <int K, typename V>
