@@ -240,11 +240,16 @@ template <typename F> __device__ __forceinline__ void warpred__rsum_widen(warpre
     warpred__rsum_deposit(a, (double)x * warpred__rsum_scale<F>(a.bin));
 }
 
+/* The top fold's reach: a scaled value r deposits when fabs(r) < this (NaN never does). */
+__device__ __forceinline__ double warpred__rsum_reach(void)
+{
+    return warpred__pow2(WARPRED__RSUM_W - 1 + WARPRED__RSUM_TOP);
+}
+
 template <typename F> __device__ __forceinline__ void warpred_rsum_add(warpred_rsum<F> &a, F x)
 {
     const double r = (double)x * warpred__rsum_scale<F>(a.bin);
-    const double fits = warpred__pow2(WARPRED__RSUM_W - 1 + WARPRED__RSUM_TOP);
-    if (fabs(r) < fits) warpred__rsum_deposit(a, r);
+    if (fabs(r) < warpred__rsum_reach()) warpred__rsum_deposit(a, r);
     else
         warpred__rsum_widen(a, x); /* also NaN, which fails every compare */
 }
@@ -256,6 +261,17 @@ template <typename F> __device__ __forceinline__ warpred_rsum<F> warpred_make_rs
     return a;
 }
 
+/* a += b for two accumulators on the same bins: fold by fold (the pins cancel; exact), flags
+   joined. The merge after its realignment and the warp trees' redo (a tree's step writes the
+   same adds out beside its bin check, which the compiler schedules better that way). */
+template <typename F>
+__device__ __forceinline__ void warpred__rsum_add_aligned(warpred_rsum<F> &a, const warpred_rsum<F> &b)
+{
+#pragma unroll
+    for (int k = 0; k < warpred__rsum_traits<F>::K; k++) a.fold[k] += b.fold[k] - warpred__rsum_pin(k);
+    a.flags |= b.flags;
+}
+
 struct warpred_op_rsum {
     /* Exact fold-by-fold additions after aligning the lower side's bins to the higher side's:
        the result is the same real number in either order, so a op b and b op a have the
@@ -263,16 +279,13 @@ struct warpred_op_rsum {
     template <typename F>
     __device__ __forceinline__ warpred_rsum<F> operator()(warpred_rsum<F> a, warpred_rsum<F> b) const
     {
-        enum { K = warpred__rsum_traits<F>::K };
         if (a.bin < b.bin) {
             const warpred_rsum<F> t = a;
             a = b;
             b = t;
         }
         if (a.bin != b.bin) warpred__rsum_lift(b, a.bin - b.bin); /* the folds that fall off are below a's reach */
-#pragma unroll
-        for (int k = 0; k < K; k++) a.fold[k] += b.fold[k] - warpred__rsum_pin(k);
-        a.flags |= b.flags;
+        warpred__rsum_add_aligned(a, b);
         return a;
     }
     template <typename A> static __host__ __device__ __forceinline__ A identity(void)
@@ -317,11 +330,7 @@ __device__ __forceinline__ warpred_rsum<F> warpred__rsum_settle_apart(warpred_rs
 #pragma unroll 1
     for (int d = 1; d < 32; d <<= 1) {
         const warpred_rsum<F> o = warpred__rsum_shfl<false>(segment, v, d);
-        if (lane + d < end) {
-#pragma unroll
-            for (int k = 0; k < warpred__rsum_traits<F>::K; k++) v.fold[k] += o.fold[k] - warpred__rsum_pin(k);
-            v.flags |= o.flags;
-        }
+        if (lane + d < end) warpred__rsum_add_aligned(v, o);
     }
     return warpred__rsum_shfl<true>(segment, v, first);
 }
@@ -399,14 +408,13 @@ template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
     static __device__ __forceinline__ void absorb_batch(const warpred_op_rsum &op, type &a, const V (&x)[K])
     {
         typedef typename warpred__rsum_float<R>::type F;
-        const double scale = warpred__rsum_scale<F>(a.bin);
-        const double fits = warpred__pow2(WARPRED__RSUM_W - 1 + WARPRED__RSUM_TOP);
+        const double scale = warpred__rsum_scale<F>(a.bin), reach = warpred__rsum_reach();
         double r[K];
         bool all_fit = true;
 #pragma unroll
         for (int j = 0; j < K; j++) {
             r[j] = (double)(F)x[j] * scale;
-            all_fit &= fabs(r[j]) < fits;
+            all_fit &= fabs(r[j]) < reach;
         }
         if (all_fit) {
 #pragma unroll
