@@ -49,6 +49,7 @@
    correctly rounded sum is printed, not asserted (the contract promises 1 ulp, not 1/2). */
 #include <float.h>
 #include <warpred/op_rsum.cuh>
+#include <warpred/op_tuple.cuh>
 #include <warpred/warp_reduce.cuh>
 #include <warpred/block_reduce.cuh>
 #include <warpred/grid_reduce.cuh>
@@ -1319,11 +1320,129 @@ template <typename F> static void run_apart(void)
     wt_host_free(ref);
 }
 
+/* More shapes of the redo: segments of 8 with only lanes 0..n-1 calling (each segment votes with
+   its own mask; the last one is partial), a block's _valid calls (threads past valid hold a value
+   far above the others that must not count) and an rsum member of a tuple (settle through the
+   tuple's member-wise protocol). Each result's bits against sequential adds of the same values. */
+template <typename F> __global__ void k_apart_partial8(const F *vals, int n, F *red, F *ref)
+{
+    typedef warpred_rsum<F> A;
+    const int c = blockIdx.x, lane = threadIdx.x;
+    const F *v = vals + 32 * c;
+    if (lane >= n) return;
+    const A r = warpred_warp_reduce_partial<8>(warpred_make_rsum(v[lane]), warpred_op_rsum(), n);
+    const int first = lane / 8 * 8, end = first + 8 < n ? first + 8 : n;
+    if (lane != first) return;
+    A q = warpred_op_rsum::identity<A>();
+    for (int j = first; j < end; j++) warpred_rsum_add(q, v[j]);
+    red[32 * c + lane] = warpred_rsum_value(r);
+    ref[32 * c + lane] = warpred_rsum_value(q);
+}
+
+template <typename F> __global__ void k_apart_valid(const F *vals, int valid, F *red, F *ref)
+{
+    typedef warpred_rsum<F> A;
+    const int tid = threadIdx.x;
+    const F *v = vals + blockIdx.x * blockDim.x;
+    A acc = warpred_make_rsum(v[tid]);
+    if (tid >= valid) warpred_rsum_add(acc, (F)1e30f); /* must not count */
+    const A r = warpred_block_reduce_valid(acc, warpred_op_rsum(), valid);
+    if (tid != 0) return;
+    A q = warpred_op_rsum::identity<A>();
+    for (int j = 0; j < valid; j++) warpred_rsum_add(q, v[j]);
+    red[blockIdx.x] = warpred_rsum_value(r);
+    ref[blockIdx.x] = warpred_rsum_value(q);
+}
+
+template <typename F> __global__ void k_apart_tuple(const F *vals, F *red, F *ref)
+{
+    typedef warpred_rsum<F> A;
+    const int c = blockIdx.x, lane = threadIdx.x;
+    const F *v = vals + 32 * c;
+    const auto op = warpred_make_op_tuple(warpred_op_rsum(), warpred_op_max());
+    const auto r = warpred_warp_allreduce(warpred_make_tuple(warpred_make_rsum(v[lane]), v[lane]), op);
+    A q = warpred_op_rsum::identity<A>();
+    for (int j = 0; j < 32; j++) warpred_rsum_add(q, v[j]);
+    red[32 * c + lane] = warpred_rsum_value(r.v0);
+    ref[32 * c + lane] = warpred_rsum_value(q);
+    if (lane == 0) red[32 * gridDim.x + c] = r.v1;
+}
+
+template <typename F> static void expect_same_bits(F got, F want, const char *what, int c, int where)
+{
+    if (wt_type<F>::bits(got) != wt_type<F>::bits(want))
+        fail_msg("%s lanes apart, %s, case %d, at %d: bits %llx, the sequential adds %llx", fname<F>(), what, c, where,
+                 (unsigned long long)wt_type<F>::bits(got), (unsigned long long)wt_type<F>::bits(want));
+}
+
+template <typename F> static void run_apart_more(void)
+{
+    const int BT = 256, BLOCKS = 6;
+    const size_t count = 32 * APART_CASES, big = (size_t)BT * BLOCKS;
+    F *vals = (F *)wt_host_alloc(count * sizeof(F)), *red = (F *)wt_host_alloc((count + APART_CASES) * sizeof(F)),
+      *ref = (F *)wt_host_alloc(count * sizeof(F)), *bv = (F *)wt_host_alloc(big * sizeof(F));
+    apart_values(vals);
+    for (size_t i = 0; i < big; i++) {
+        const double u = 1.0 + wt_rand_unit(), sign = wt_rand_below(2) ? -1.0 : 1.0;
+        bv[i] = (F)(sign * ldexp(u, 5 * (int)(i % 19) - 45));
+    }
+    F *d_vals = (F *)wt_dev_copy(vals, count * sizeof(F)), *d_bv = (F *)wt_dev_copy(bv, big * sizeof(F)),
+      *d_red = (F *)wt_dev_alloc((count + APART_CASES) * sizeof(F)), *d_ref = (F *)wt_dev_alloc(count * sizeof(F));
+    const int ns[] = {1, 5, 8, 13, 21, 30, 32};
+    for (int k = 0; k < (int)(sizeof ns / sizeof ns[0]); k++) {
+        const int n = ns[k];
+        wt_poison(d_red, count * sizeof(F));
+        wt_poison(d_ref, count * sizeof(F));
+        k_apart_partial8<F><<<APART_CASES, 32>>>(d_vals, n, d_red, d_ref);
+        WT_LAUNCHED();
+        wt_to_host(red, d_red, count * sizeof(F));
+        wt_to_host(ref, d_ref, count * sizeof(F));
+        for (int c = 0; c < APART_CASES; c++)
+            for (int first = 0; first < n; first += 8)
+                expect_same_bits(red[32 * c + first], ref[32 * c + first], "_partial<8>", c, 1000 * n + first);
+    }
+    const int valids[] = {1, 31, 33, 100, 129, 255, 256};
+    for (int k = 0; k < (int)(sizeof valids / sizeof valids[0]); k++) {
+        wt_poison(d_red, BLOCKS * sizeof(F));
+        wt_poison(d_ref, BLOCKS * sizeof(F));
+        k_apart_valid<F><<<BLOCKS, BT>>>(d_bv, valids[k], d_red, d_ref);
+        WT_LAUNCHED();
+        wt_to_host(red, d_red, BLOCKS * sizeof(F));
+        wt_to_host(ref, d_ref, BLOCKS * sizeof(F));
+        for (int b = 0; b < BLOCKS; b++) expect_same_bits(red[b], ref[b], "block _valid", b, valids[k]);
+    }
+    wt_poison(d_red, (count + APART_CASES) * sizeof(F));
+    wt_poison(d_ref, count * sizeof(F));
+    k_apart_tuple<F><<<APART_CASES, 32>>>(d_vals, d_red, d_ref);
+    WT_LAUNCHED();
+    wt_to_host(red, d_red, (count + APART_CASES) * sizeof(F));
+    wt_to_host(ref, d_ref, count * sizeof(F));
+    for (int c = 0; c < APART_CASES; c++) {
+        F top = vals[32 * c];
+        for (int j = 1; j < 32; j++) top = vals[32 * c + j] > top ? vals[32 * c + j] : top;
+        for (int lane = 0; lane < 32; lane++)
+            expect_same_bits(red[32 * c + lane], ref[32 * c + lane], "tuple member", c, lane);
+        if (red[count + c] != top)
+            fail_msg("%s lanes apart, tuple's max member, case %d: %.17g, expected %.17g", fname<F>(), c,
+                     (double)red[count + c], (double)top);
+    }
+    wt_dev_free(d_vals);
+    wt_dev_free(d_bv);
+    wt_dev_free(d_red);
+    wt_dev_free(d_ref);
+    wt_host_free(vals);
+    wt_host_free(red);
+    wt_host_free(ref);
+    wt_host_free(bv);
+}
+
 static void test_warp_lanes_apart(void **state)
 {
     WT_NEED_GPU(state);
     run_apart<float>();
     run_apart<double>();
+    run_apart_more<float>();
+    run_apart_more<double>();
 }
 
 /* The block level alone: every shape, run-time and compile-time, reduce vs allreduce, _valid. */
