@@ -1214,11 +1214,22 @@ static void test_warp_level(void **state)
 /* Warps whose lanes hold different highest bins, so that the trees' steps meet two bins and the
    warp redoes its tree with the realignment (op_rsum.cuh, settle). Case c < 32: lane c holds a
    value 2^40 times the others'; case 32: lane L's value lies 2^(5 L) up (every lane its own
-   binade); case 33: lanes alternate between two bins, signs mixed. Mode APART_WARP: the whole
+   binade); case 33: lanes alternate between two bins, signs mixed; case 34: every third lane
+   holds zero (the lowest bin, nothing to add: the tree's result stands); case 35: every fourth
+   lane adds 2^20 and -2^20 after its value (zero parts, the highest bin: every other lane lifts);
+   case 36: as 34, and lane 7 holds a value one bin below the others. Mode APART_WARP: the whole
    warp; APART_SEG8: segments of 8 lanes; 1..32: lanes 0..mode-1 call (_partial). Each calling lane writes its
    allreduce result to all[], the first lane of each segment its reduce result to red[], and
    every calling lane to ref[] the sequential adds of its segment's values (no tree). */
-enum { APART_CASES = 34, APART_WARP = -1, APART_SEG8 = -8 };
+enum { APART_CASES = 37, APART_CANCEL = 35, APART_WARP = -1, APART_SEG8 = -8 };
+
+/* acc += 2^20 - 2^20 in the lanes of case APART_CANCEL that take it */
+template <typename F> __device__ void apart_cancel(warpred_rsum<F> &acc, int c, int lane)
+{
+    if (c != APART_CANCEL || lane % 4 != 1) return;
+    warpred_rsum_add(acc, (F)0x1p20);
+    warpred_rsum_add(acc, (F)-0x1p20);
+}
 
 template <typename F> __global__ void k_apart(const F *vals, int mode, F *red, F *all, F *ref)
 {
@@ -1227,7 +1238,8 @@ template <typename F> __global__ void k_apart(const F *vals, int mode, F *red, F
     const int width = mode == APART_SEG8 ? 8 : 32, n = mode < 0 ? 32 : mode;
     const F *v = vals + 32 * c;
     if (lane >= n) return;
-    const A acc = warpred_make_rsum(v[lane]);
+    A acc = warpred_make_rsum(v[lane]);
+    apart_cancel(acc, c, lane);
     A r, s;
     if (mode == APART_WARP) {
         r = warpred_warp_reduce(acc, warpred_op_rsum());
@@ -1241,7 +1253,10 @@ template <typename F> __global__ void k_apart(const F *vals, int mode, F *red, F
     }
     const int first = lane / width * width, end = first + width < n ? first + width : n;
     A q = warpred_op_rsum::identity<A>();
-    for (int j = first; j < end; j++) warpred_rsum_add(q, v[j]);
+    for (int j = first; j < end; j++) {
+        warpred_rsum_add(q, v[j]);
+        apart_cancel(q, c, j);
+    }
     if (lane == first) red[32 * c + lane] = warpred_rsum_value(r);
     all[32 * c + lane] = warpred_rsum_value(s);
     ref[32 * c + lane] = warpred_rsum_value(q);
@@ -1256,8 +1271,14 @@ template <typename F> static void apart_values(F *vals)
             if (c < 32) x = lane == c ? ldexp(u, 40) : u;
             else if (c == 32)
                 x = sign * ldexp(u, 5 * lane - 60);
-            else
+            else if (c == 33)
                 x = sign * (lane % 2 ? ldexp(u, 30) : u);
+            else if (c == 34)
+                x = lane % 3 == 1 ? 0.0 : sign * u;
+            else if (c == APART_CANCEL) /* float's 24 bits: exact on the grids of 2^20's bin too */
+                x = sign * (double)(float)u;
+            else
+                x = lane % 3 == 1 ? 0.0 : sign * (lane == 7 ? ldexp(u, -15) : u);
             vals[32 * c + lane] = (F)x;
         }
 }

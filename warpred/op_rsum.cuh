@@ -73,9 +73,10 @@
    merge is about 40 instructions, plus a realignment when the two sides' highest bins differ;
    inside a warp tree a step is K pairs of double adds and an OR, and a warp whose lanes hold
    different highest bins redoes its tree once with the realignment (about twice the shuffles of
-   the plain tree). Accumulators of many values share their highest bin nearly always; lanes that
-   hold nothing (the empty accumulator has the lowest bin) or one value each on both sides of a
-   bin's edge (1.0 for float, 16 for double: N(0,1) data one value per lane) do not. Figures
+   the plain tree). Accumulators of many values share their highest bin nearly always, and lanes
+   that hold nothing (or values that cancelled) below the others' bin cost one check, no redo;
+   lanes with one value each on both sides of a bin's edge take the redo (the edges nearest 1:
+   2^-9 and 2^9 for float, 2^-14 and 16 for double, so data near 1 lies in one bin). Figures
    against the plain sum and CUB's gpu_to_gpu DeviceReduce::Sum: docs/BENCHMARKS.md (bench_cub36).
 
    It plugs into the layers through operation.cuh's protocol alone: warpred_value (its
@@ -117,9 +118,15 @@ template <typename F> struct warpred__rsum_traits {
         K = warpred__same<F, double>::value ? 4 : 3,
         BIAS = warpred__same<F, double>::value ? 1023 : 127,
         EXP_MAX = warpred__same<F, double>::value ? 2047 : 255,
+        /* where the bins' edges fall: bin b holds the biased exponents e with
+           W (b - 1) < e + EDGE <= W b. Data near 1 (normalised values, N(0,1)) should lie in one bin,
+           or a warp's lanes hold different bins and its trees take the redo: float's bin 8 holds
+           [2^-9, 2^9); double's bin 57 holds [2^-14, 16) (an EDGE above 6 would push double's
+           highest bin's scale below the normal range) */
+        EDGE = warpred__same<F, double>::value ? 0 : 9,
         /* a value of bin b scales by 2^(SCALE0 - W * b); bins start at 1, so that the scale of every
            bin is a normal double (the subnormals then sit in the lower folds of bin 1, exactly) */
-        SCALE0 = WARPRED__RSUM_TOP + WARPRED__RSUM_W - 2 + BIAS
+        SCALE0 = WARPRED__RSUM_TOP + WARPRED__RSUM_W - 2 + BIAS + EDGE
     };
 };
 
@@ -169,7 +176,7 @@ template <typename F> __device__ __forceinline__ int warpred__rsum_bin_of(F x)
     if constexpr (R::K == 4) e = (int)((unsigned long long)__double_as_longlong(x) >> 52) & 0x7ff;
     else
         e = (int)(__float_as_uint(x) >> 23) & 0xff;
-    const int b = (e + WARPRED__RSUM_W - 1) / WARPRED__RSUM_W;
+    const int b = (e + R::EDGE + WARPRED__RSUM_W - 1) / WARPRED__RSUM_W;
     return b > 1 ? b : 1;
 }
 
@@ -307,30 +314,52 @@ __device__ __forceinline__ warpred_rsum<F> warpred__rsum_shfl(unsigned mask, con
     return o;
 }
 
+/* Whether an accumulator holds nothing but zero parts (empty, or values that cancelled). */
+template <typename F> __device__ __forceinline__ bool warpred__rsum_is_zero(const warpred_rsum<F> &v)
+{
+    bool zero = true;
+#pragma unroll
+    for (int k = 0; k < warpred__rsum_traits<F>::K; k++) zero &= v.fold[k] == warpred__rsum_pin(k);
+    return zero;
+}
+
 /* The rare way of the warp trees below: the counted lanes of the segment (lanes first..end-1,
-   every lane of the segment calling) hold different highest bins. Each lifts its accumulator
-   to the highest; the fold-wise adds are then exact, and their sum is what any merge tree
-   gives (the parts below the highest bin's folds drop out whichever way). The result goes to
-   every lane of the segment. */
+   every lane of the segment calling) hold different highest bins. When every lane below the
+   highest bin holds zero parts (lanes with nothing to add, as past a short row's end), the
+   tree's fold-wise adds were exact anyway: its result r stands, with the highest bin. Otherwise
+   each lane lifts its accumulator v to the highest bin; the fold-wise adds are then exact, and
+   their sum is what any merge tree gives (the parts below the highest bin's folds drop out
+   whichever way). The result goes to every lane of the segment. */
 template <typename F>
-__device__ __forceinline__ warpred_rsum<F> warpred__rsum_settle_apart(warpred_rsum<F> v, unsigned segment,
-                                                                      unsigned counted)
+__device__ __forceinline__ warpred_rsum<F> warpred__rsum_settle_apart(warpred_rsum<F> r, warpred_rsum<F> v,
+                                                                      unsigned segment, unsigned counted)
 {
     const int lane = (int)warpred__lane_id();
     const int first = __ffs(segment) - 1;
-    const int end = 32 - __clz(counted); /* one past the last counted lane */
+    const int span = 32 - __clz(counted) - first; /* the counted lanes: first .. first + span - 1 */
     int top = v.bin;
 #pragma unroll 1
-    for (int d = 1; d < 32; d <<= 1) {
+    for (int d = 1; d < span; d <<= 1) {
         const int o = __shfl_down_sync(segment, top, d);
-        if (lane + d < end && o > top) top = o;
+        if (lane - first + d < span && o > top) top = o;
     }
     top = __shfl_sync(segment, top, first);
+    /* votes over a segment narrower than the warp would be guarded by the compiler (a mask
+       that differs between segments): an AND over shuffles instead */
+    int fits = lane - first >= span || v.bin == top || warpred__rsum_is_zero(v);
+#pragma unroll 1
+    for (int d = 1; d < span; d <<= 1) fits &= __shfl_down_sync(segment, fits, d) | (lane - first + d >= span);
+    if (__shfl_sync(segment, fits, first)) {
+        r = warpred__rsum_shfl<true>(segment, r, first);
+        r.bin = top;
+        r.flags &= ~(int)WARPRED__RSUM_APART;
+        return r;
+    }
     if (v.bin < top) warpred__rsum_lift(v, top - v.bin);
 #pragma unroll 1
-    for (int d = 1; d < 32; d <<= 1) {
+    for (int d = 1; d < span; d <<= 1) {
         const warpred_rsum<F> o = warpred__rsum_shfl<false>(segment, v, d);
-        if (lane + d < end) warpred__rsum_add_aligned(v, o);
+        if (lane - first + d < span) warpred__rsum_add_aligned(v, o);
     }
     return warpred__rsum_shfl<true>(segment, v, first);
 }
@@ -352,8 +381,10 @@ template <typename F> struct warpred_op_warp<warpred_op_rsum, warpred_rsum<F> > 
     }
     static __device__ __forceinline__ A settle(A r, A v, unsigned segment, unsigned counted)
     {
-        if (!__any_sync(segment, (r.flags & WARPRED__RSUM_APART) != 0)) return r;
-        return warpred__rsum_settle_apart(v, segment, counted);
+        /* the segment's first lane holds every counted lane's flags (a vote over a narrower
+           segment would be guarded by the compiler, see settle_apart) */
+        if (!(__shfl_sync(segment, r.flags, __ffs(segment) - 1) & WARPRED__RSUM_APART)) return r;
+        return warpred__rsum_settle_apart(r, v, segment, counted);
     }
 };
 
@@ -408,7 +439,8 @@ template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
     static __device__ __forceinline__ void absorb_batch(const warpred_op_rsum &op, type &a, const V (&x)[K])
     {
         typedef typename warpred__rsum_float<R>::type F;
-        const double scale = warpred__rsum_scale<F>(a.bin), reach = warpred__rsum_reach();
+        const double scale = warpred__rsum_scale<F>(a.bin);
+        const double reach = warpred__rsum_reach();
         double r[K];
         bool all_fit = true;
 #pragma unroll
@@ -419,10 +451,35 @@ template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
         if (all_fit) {
 #pragma unroll
             for (int j = 0; j < K; j++) warpred__rsum_deposit(a, r[j]);
+        } else if (warpred__rsum_lift_to_batch<K>(a, x)) {
+            const double lifted = warpred__rsum_scale<F>(a.bin);
+#pragma unroll
+            for (int j = 0; j < K; j++) warpred__rsum_deposit(a, (double)(F)x[j] * lifted);
         } else {
 #pragma unroll
             for (int j = 0; j < K; j++) absorb(op, a, x[j]);
         }
+    }
+    /* The first batch of an accumulator (its empty start holds the lowest bin, below every
+       value's): when a holds only zero parts, its bin rises to the batch's highest at no cost
+       (lifting zeros moves nothing), and the batch then fits. False when a holds something (a
+       rare larger value: one by one, through the widening branch) or the batch holds an
+       infinity or a NaN. */
+    template <int K, typename V>
+    static __device__ __forceinline__ bool warpred__rsum_lift_to_batch(type &a, const V (&x)[K])
+    {
+        typedef typename warpred__rsum_float<R>::type F;
+        typedef warpred__float_bits<F> B;
+        typename B::S largest = 0; /* the bits of the largest magnitude: one bin_of for all */
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const typename B::S m = B::bits((F)x[j]) & B::magnitude_mask();
+            largest = m > largest ? m : largest;
+        }
+        if (largest >= B::inf() || !warpred__rsum_is_zero(a)) return false;
+        const int top = warpred__rsum_bin_of(B::value(largest));
+        a.bin = top > a.bin ? top : a.bin;
+        return true;
     }
     static __device__ __forceinline__ R finish(const type &a)
     {

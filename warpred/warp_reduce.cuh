@@ -168,7 +168,9 @@ template <int Width, int Kind, typename T, typename Op> __device__ __forceinline
 {
     typedef warpred_op_warp<Op, T> W;
     const unsigned mask = warpred__segment_mask<Width>();
-    if constexpr (Width == 32 && W::hardware) {
+    if constexpr (Width == 1) {
+        return v; /* nothing to combine, nothing to settle */
+    } else if constexpr (Width == 32 && W::hardware) {
         return W::hardware_reduce(mask, v);
     } else if constexpr (W::votes && Width < 32) {
         /* Segments narrower than the warp: a vote would take the segment's own mask, which
