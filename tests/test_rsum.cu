@@ -1341,8 +1341,8 @@ template <typename F> static void run_apart(void)
     wt_host_free(ref);
 }
 
-/* More shapes of the redo: segments of 8 with only lanes 0..n-1 calling (each segment votes with
-   its own mask; the last one is partial), a block's _valid calls (threads past valid hold a value
+/* More shapes of the redo: segments of 8 with only lanes 0..n-1 calling (each segment settles
+   with its own mask; the last one is partial), a block's _valid calls (threads past valid hold a value
    far above the others that must not count) and an rsum member of a tuple (settle through the
    tuple's member-wise protocol). Each result's bits against sequential adds of the same values. */
 template <typename F> __global__ void k_apart_partial8(const F *vals, int n, F *red, F *ref)

@@ -323,8 +323,8 @@ template <typename F> __device__ __forceinline__ bool warpred__rsum_is_zero(cons
     return zero;
 }
 
-/* The rare way of the warp trees below: the counted lanes of the segment (lanes first..end-1,
-   every lane of the segment calling) hold different highest bins. When every lane below the
+/* The rare way of the warp trees below: the counted lanes of the segment (its first `span`
+   lanes; every lane of the segment calls) hold different highest bins. When every lane below the
    highest bin holds zero parts (lanes with nothing to add, as past a short row's end), the
    tree's fold-wise adds were exact anyway: its result r stands, with the highest bin. Otherwise
    each lane lifts its accumulator v to the highest bin; the fold-wise adds are then exact, and
@@ -432,9 +432,11 @@ template <typename R> struct warpred_op_accumulator<warpred_op_rsum, R> {
     }
     /* The values of one vector load: scaled and checked together, then deposited with no
        branch between them, so that each value's chain of adds overlaps the next one's (one
-       by one, each value waited for the last one's chain of dependent adds). A value that does
-       not fit the folds (above their bin, or not finite) sends the whole batch the one-by-one
-       way. Either way the deposits happen in the same order, with the same bits. */
+       by one, each value waited for the last one's chain of dependent adds). A batch above the
+       folds' bin goes the same way once an accumulator of zero parts has risen to it (the first
+       batch of every accumulator); above a nonzero accumulator, or with a value not finite, the
+       whole batch goes one by one. Every way the deposits happen in the same order, with the
+       same bits. */
     template <int K, typename V>
     static __device__ __forceinline__ void absorb_batch(const warpred_op_rsum &op, type &a, const V (&x)[K])
     {

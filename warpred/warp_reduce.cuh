@@ -162,8 +162,8 @@ template <int Width, int Kind> __device__ __forceinline__ int warpred__offset(in
 
 /* A tree over whole segments of Width lanes: Kind WARPRED__SHFL_DOWN leaves the result in each
    segment's first lane (lane i accumulates lanes [i, i + 2*offset), which never leaves the
-   segment for the first lane; the others hold garbage that no result takes, though a settle's
-   vote may look at it), WARPRED__SHFL_XOR in every lane. */
+   segment for the first lane; the others hold garbage that no result or settle reads),
+   WARPRED__SHFL_XOR in every lane. */
 template <int Width, int Kind, typename T, typename Op> __device__ __forceinline__ T warpred__tree(T v, Op op)
 {
     typedef warpred_op_warp<Op, T> W;
