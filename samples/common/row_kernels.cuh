@@ -32,21 +32,25 @@
                   A row of only -inf gives zeros (no probability mass; torch gives NaN); NaN in a
                   row gives NaN everywhere in it.
      layernorm    y = (x - mean) / sqrt(var + eps) * w + b, var the population variance. From
-                  registers: the mean, then the sum of squared deviations from it (exact two-pass,
-                  free once the row is in registers). Streamed: sums of x - x[0] and its square
-                  (shifted by the row's first value, which keeps the cancellation small).
+                  the registers of a sub-warp, a warp or a block: the mean, then the sum of
+                  squared deviations from it (exact two-pass, free once the row is in registers).
+                  In a cluster and streamed: one reduction of the sums of x - x[0] and its square
+                  (shifted by the row's first value, which keeps the cancellation small; a
+                  cluster's reduction waits on cluster barriers, measured slower twice).
      rmsnorm      y = x / sqrt(mean(x^2) + eps) * w.
                   Both norms, rows of at most 2 vectors a thread: each group of threads takes 4 rows,
                   holds its part of w (and b) in registers for all of them and loads the next row
                   while this one is reduced and written (rk_norm_held). A row a warp: the block
                   copies w (and b) into shared memory, asynchronously while its 8 rows load, and
-                  the rows read them there (rk_norm_warp_rows).
+                  the rows read them there (rk_norm_warp_rows). A block's bfloat16 row loads
+                  w (and b) into registers with the row (rk_norm_rows).
      cross-entropy  loss[row] = logsumexp(x) - x[target]; argmax[row] = the first index of the
                   largest logit (NaN ignored). From registers: the argmax pair (value, index) as
                   the max, then the sum. Streamed: one pass, the online pair and the argmax pair.
                   The mean over rows: warpred_device_transform_reduce (the same bits every run).
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
-                  [0, len) gives NaN and reads nothing.
+                  [0, len) gives NaN and reads nothing. The target and its logit are loaded
+                  before the reductions where that measured faster (rk_cross_entropy_regs).
    exp is 2^(x * log2(e) - max * log2(e)): one FFMA and one MUFU.EX2 an element (ex2.approx.ftz:
    results below 2^-126 are 0). Packed rows compute it again for the output rather than hold it.
 
@@ -304,6 +308,26 @@ __device__ __forceinline__ float rk_squared_deviations(const uint4 (&p)[L::VECS]
     return d2;
 }
 
+/* One-pass statistics shifted by k (a value of the row, which keeps the cancellation small): acc
+   sums x - k and (x - k)^2. */
+__device__ __forceinline__ void rk_shifted_add(float2 &acc, float x, float k)
+{
+    const float d = x - k;
+    acc.x += d;
+    acc.y = fmaf(d, d, acc.y);
+}
+
+/* The mean and 1 / sqrt(var + eps) from the row's shifted sums (center 0, RMSNorm: k is 0, the mean
+   0 and var the mean of the squares). */
+__device__ __forceinline__ void rk_shifted_stats(float2 acc, int len, float k, bool center, float eps, float &mean,
+                                                 float &rstd)
+{
+    const float d_mean = acc.x / (float)len;
+    const float var = center ? fmaxf(acc.y / (float)len - d_mean * d_mean, 0.0f) : acc.y / (float)len;
+    mean = center ? k + d_mean : 0.0f;
+    rstd = rsqrtf(var + eps);
+}
+
 /* A packed row's statistics, every thread of the row getting them: LayerNorm (Center) the mean,
    then the sum of squared deviations from it (exact two-pass, free once the row is in registers);
    RMSNorm the mean of the squares (mean 0). */
@@ -340,6 +364,24 @@ template <typename T> __device__ __forceinline__ float rk_value(const uint4 &u, 
     if constexpr (sizeof(T) == 4) return __uint_as_float(word);
     else
         return __uint_as_float(k % 2 ? word & 0xffff0000u : word << 16); /* bfloat16: the high half of a float */
+}
+
+/* A packed row's output, with w (and b: LayerNorm, Center) held packed in registers as well. */
+template <class L, typename T, bool Center>
+__device__ __forceinline__ void rk_norm_store_held(const uint4 (&p)[L::VECS], const uint4 (&wp)[L::VECS],
+                                                   const uint4 (&bp)[L::VECS], T *out, int len, float mean, float rstd)
+{
+#pragma unroll
+    for (int j = 0; j < L::VECS; j++) {
+        float q[L::VEC];
+#pragma unroll
+        for (int k = 0; k < L::VEC; k++) {
+            const int i = j * L::VEC + k;
+            q[k] = (rk_at<L>(p, i) - mean) * rstd * rk_at<L>(wp, i);
+            if constexpr (Center) q[k] += rk_at<L>(bp, i);
+        }
+        warpred_row_store_vector<L>(out, len, j, q);
+    }
 }
 
 /* LayerNorm (Center) or RMSNorm, a row a warp (8 rows a block): the block copies w (and b) into
@@ -398,7 +440,11 @@ __device__ __forceinline__ void rk_norm_warp_rows(const T *x, const T *w, const 
 }
 
 /* LayerNorm (Center) or RMSNorm, a row in the registers of the layout L: rk_norm_warp_rows where a
-   warp holds a row, else the row's statistics and the output straight from the registers. */
+   warp holds a row, else the row's statistics and the output straight from the registers. A
+   block's bfloat16 row loads w (and b) into registers with the row, so that no load waits after
+   the reductions (bfloat16 LayerNorm at 4096-16384: 0.86-0.94 -> 0.88-0.96 of the copy kernel);
+   float rows keep reading them after (float LayerNorm at 8192 went 0.99 -> 0.95 that way: twice
+   the registers for the same row). */
 template <class L, typename T, bool Center>
 __device__ __forceinline__ void rk_norm_rows(const T *x, const T *w, const T *b, T *y, long long rows, int len,
                                              float eps)
@@ -409,10 +455,31 @@ __device__ __forceinline__ void rk_norm_rows(const T *x, const T *w, const T *b,
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
         uint4 p[L::VECS];
-        warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-        float mean, rstd;
-        rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
-        rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
+        if constexpr (sizeof(T) < 4 && L::CLUSTER == 1) {
+            uint4 wp[L::VECS], bp[L::VECS];
+            warpred_row_load_packed<L>(w, len, wp, 0.0f);
+            if constexpr (Center) warpred_row_load_packed<L>(b, len, bp, 0.0f);
+            warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
+            float mean, rstd;
+            rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
+            rk_norm_store_held<L, T, Center>(p, wp, bp, y + row * len, len, mean, rstd);
+        } else {
+            float mean, rstd;
+            if constexpr (Center && L::CLUSTER > 1) {
+                /* a cluster's reduction waits on cluster barriers: one reduction of the sums of
+                   x - x[0] and of its square instead of the mean, then the squared deviations */
+                const float k = warpred_xf_to<float>()(x[row * len], 0);
+                warpred_row_load_packed<L>(x + row * len, len, p, k); /* past the end: k, which adds nothing */
+                float2 acc = make_float2(0.0f, 0.0f);
+#pragma unroll
+                for (int i = 0; i < L::PER_THREAD; i++) rk_shifted_add(acc, rk_at<L>(p, i), k);
+                rk_shifted_stats(warpred_row_allreduce<L>(acc, warpred_op_sum()), len, k, true, eps, mean, rstd);
+            } else {
+                warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
+                rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
+            }
+            rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
+        }
     }
 }
 
@@ -454,18 +521,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         if (row + stride < rows) warpred_row_load_packed<L>(x + (row + stride) * len, len, next, 0.0f);
         float mean, rstd;
         rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
-        T *out = y + row * len;
-#pragma unroll
-        for (int j = 0; j < L::VECS; j++) {
-            float q[L::VEC];
-#pragma unroll
-            for (int k = 0; k < L::VEC; k++) {
-                const int i = j * L::VEC + k;
-                q[k] = (rk_at<L>(p, i) - mean) * rstd * rk_at<L>(wp, i);
-                if constexpr (Center) q[k] += rk_at<L>(bp, i);
-            }
-            warpred_row_store_vector<L>(out, len, j, q);
-        }
+        rk_norm_store_held<L, T, Center>(p, wp, bp, y + row * len, len, mean, rstd);
     }
 }
 
@@ -487,17 +543,10 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
             float v[L::PER_THREAD];
             rk_load_chunk<L>(in, len, c, v, k); /* past the end: k, which adds nothing */
 #pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) {
-                const float d = v[i] - k;
-                acc.x += d;
-                acc.y = fmaf(d, d, acc.y);
-            }
+            for (int i = 0; i < L::PER_THREAD; i++) rk_shifted_add(acc, v[i], k);
         }
-        acc = warpred_row_allreduce<L>(acc, warpred_op_sum()); /* member-wise */
-        const float d_mean = acc.x / (float)len;
-        const float var = center ? fmaxf(acc.y / (float)len - d_mean * d_mean, 0.0f) : acc.y / (float)len;
-        const float mean = center ? k + d_mean : 0.0f;
-        const float rstd = rsqrtf(var + eps);
+        float mean, rstd;
+        rk_shifted_stats(warpred_row_allreduce<L>(acc, warpred_op_sum()), len, k, center, eps, mean, rstd);
         T *out = y + row * len;
         for (int c = chunks - 1; c >= 0; c--) {
 #pragma unroll
@@ -529,6 +578,13 @@ __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, f
     argmax[row] = arg;
 }
 
+/* The row's first thread asks for the target and its logit before the reductions, so that their
+   latency hides behind the row's, in rows held by a block or a cluster and in float rows of 512
+   bytes or more (bench_rows: bfloat16 blocks at 8192-16384 went 0.81-0.89 -> 0.87-0.92 of the read
+   kernel, float L = 128-256 0.83-0.89 -> 0.89-0.97). Shorter rows' lines are still in flight then,
+   and asking for one twice costs more than waiting (float L = 32 0.84 -> 0.69, bfloat16 0.82 ->
+   0.56). Taking the logit from the registers of the lane that holds it (a select over the lane's
+   values and one shuffle, every lane loading the target) was slower still (float L = 32 0.59). */
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
     rk_cross_entropy_regs(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
@@ -538,16 +594,16 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
         const T *in = x + row * len;
-        /* Float rows of 512 bytes or more: the first thread asks for the target and its logit
-           before the reductions, so that their latency hides behind the row's; shorter rows'
-           lines are still in flight then and asking for one twice costs more than waiting, and
-           bfloat16 rows lose more to the two registers this holds (measured, bench_rows) */
-        constexpr bool early = sizeof(T) == 4 && L::THREADS * L::PER_THREAD * sizeof(T) >= 512;
+        constexpr bool early = L::THREADS > 32 || (sizeof(T) == 4 && L::THREADS * L::PER_THREAD * sizeof(T) >= 512);
         const bool leader = warpred_row_rank<L>() == 0;
         const int target = early && leader ? targets[row] : 0;
         uint4 p[L::VECS];
         warpred_row_load_packed<L>(in, len, p, -INFINITY);
-        const float xt = early && leader && target >= 0 && target < len ? warpred_xf_to<float>()(in[target], 0) : 0.0f;
+        /* the target's logit, early (NaN for a target outside [0, len): one register across the
+           reductions) */
+        const float xt = !(early && leader)            ? 0.0f
+                         : target >= 0 && target < len ? warpred_xf_to<float>()(in[target], 0)
+                                                       : NAN;
         /* this thread's best, lowest index first (its indices rise with i); a thread past the end
            holds (-inf, index >= len), which loses the tie to element 0 */
         warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
@@ -567,7 +623,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
         for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
         s = warpred_row_allreduce<L>(s, warpred_op_sum());
         if (early && leader) {
-            loss[row] = target < 0 || target >= len ? NAN : rk_ce_loss(best.value, s, xt);
+            loss[row] = rk_ce_loss(best.value, s, xt); /* NaN xt: NaN */
             argmax[row] = best.index;
         } else if (leader) {
             rk_ce_finish(in, len, targets[row], best.value, s, best.index, loss, argmax, row);

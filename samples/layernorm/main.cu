@@ -7,11 +7,12 @@
    Every thread that holds part of a row needs the row's mean and variance before it writes: the
    allreduce of warpred/row_reduce.cuh over exactly the threads that hold the row, a segment of a
    warp, a warp, a block or a cluster's blocks, chosen from the row length (samples/common/
-   row_kernels.cuh, WHERE A ROW LIVES). Once the row is in registers the exact two-pass variance
-   costs nothing extra: the mean is reduced first, then the squared deviations from it, with no
-   second read of memory and no E[x^2] - E[x]^2 cancellation. Rows too long for a cluster's
-   registers are streamed: the sums of x - x[0] and its square in one pass (the shift keeps the
-   cancellation small), the output in a second.
+   row_kernels.cuh, WHERE A ROW LIVES). Once the row is in the registers of a warp or a block the
+   exact two-pass variance costs nothing extra: the mean is reduced first, then the squared
+   deviations from it, with no second read of memory and no E[x^2] - E[x]^2 cancellation. In a
+   cluster, where each reduction waits on cluster barriers, and in rows too long for a cluster's
+   registers (streamed: the output in a second pass), one reduction of the sums of x - x[0] and
+   its square (the shift keeps the cancellation small).
 
    Each length is checked element by element against a double-precision reference with a stated
    bound (samples/common/row_check.h), rows offset by up to 60 from zero included, then timed.
