@@ -35,8 +35,8 @@
                   the registers of a sub-warp, a warp or a block: the mean, then the sum of
                   squared deviations from it (exact two-pass, free once the row is in registers).
                   In a cluster and streamed: one reduction of the sums of x - x[0] and its square
-                  (shifted by the row's first value, which keeps the cancellation small; a
-                  cluster's reduction waits on cluster barriers, measured slower twice).
+                  (shifted by the row's first value, which keeps the cancellation small; two
+                  reductions, each waiting on cluster barriers, measured slower in a cluster).
      rmsnorm      y = x / sqrt(mean(x^2) + eps) * w.
                   Both norms, rows of at most 2 vectors a thread: each group of threads takes 4 rows,
                   holds its part of w (and b) in registers for all of them and loads the next row
@@ -580,7 +580,7 @@ __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, f
 
 /* The row's first thread asks for the target and its logit before the reductions, so that their
    latency hides behind the row's, in rows held by a block or a cluster and in float rows of 512
-   bytes or more (bench_rows: bfloat16 blocks at 8192-16384 went 0.81-0.89 -> 0.87-0.92 of the read
+   bytes or more (bench_rows: bfloat16 blocks at 8192-16384 went 0.80-0.89 -> 0.87-0.92 of the read
    kernel, float L = 128-256 0.83-0.89 -> 0.89-0.97). Shorter rows' lines are still in flight then,
    and asking for one twice costs more than waiting (float L = 32 0.84 -> 0.69, bfloat16 0.82 ->
    0.56). Taking the logit from the registers of the lane that holds it (a select over the lane's
