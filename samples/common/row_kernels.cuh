@@ -454,32 +454,29 @@ __device__ __forceinline__ void rk_norm_rows(const T *x, const T *w, const T *b,
     } else {
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
-        uint4 p[L::VECS];
-        if constexpr (sizeof(T) < 4 && L::CLUSTER == 1) {
-            uint4 wp[L::VECS], bp[L::VECS];
+        constexpr bool held = sizeof(T) < 4 && L::CLUSTER == 1; /* w (and b) in registers */
+        uint4 p[L::VECS], wp[held ? L::VECS : 1], bp[held ? L::VECS : 1];
+        if constexpr (held) {
             warpred_row_load_packed<L>(w, len, wp, 0.0f);
             if constexpr (Center) warpred_row_load_packed<L>(b, len, bp, 0.0f);
-            warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-            float mean, rstd;
-            rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
-            rk_norm_store_held<L, T, Center>(p, wp, bp, y + row * len, len, mean, rstd);
-        } else {
-            float mean, rstd;
-            if constexpr (Center && L::CLUSTER > 1) {
-                /* a cluster's reduction waits on cluster barriers: one reduction of the sums of
-                   x - x[0] and of its square instead of the mean, then the squared deviations */
-                const float k = warpred_xf_to<float>()(x[row * len], 0);
-                warpred_row_load_packed<L>(x + row * len, len, p, k); /* past the end: k, which adds nothing */
-                float2 acc = make_float2(0.0f, 0.0f);
-#pragma unroll
-                for (int i = 0; i < L::PER_THREAD; i++) rk_shifted_add(acc, rk_at<L>(p, i), k);
-                rk_shifted_stats(warpred_row_allreduce<L>(acc, warpred_op_sum()), len, k, true, eps, mean, rstd);
-            } else {
-                warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-                rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
-            }
-            rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
         }
+        float mean, rstd;
+        if constexpr (Center && L::CLUSTER > 1) {
+            /* a cluster's reduction waits on cluster barriers: one reduction of the sums of
+               x - x[0] and of its square instead of the mean, then the squared deviations */
+            const float k = warpred_xf_to<float>()(x[row * len], 0);
+            warpred_row_load_packed<L>(x + row * len, len, p, k); /* past the end: k, which adds nothing */
+            float2 acc = make_float2(0.0f, 0.0f);
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) rk_shifted_add(acc, rk_at<L>(p, i), k);
+            rk_shifted_stats(warpred_row_allreduce<L>(acc, warpred_op_sum()), len, k, true, eps, mean, rstd);
+        } else {
+            warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
+            rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
+        }
+        if constexpr (held) rk_norm_store_held<L, T, Center>(p, wp, bp, y + row * len, len, mean, rstd);
+        else
+            rk_norm_store<L>(p, w, b, y + row * len, len, mean, rstd);
     }
 }
 
