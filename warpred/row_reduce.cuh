@@ -97,6 +97,8 @@
      - warpred_row_store: the same indices, values rounded to T (round to nearest); nothing is
        written at or past len. Where a row of T of 1 or 2 bytes is not 16-byte aligned, a whole
        vector is stored in two 8-byte or four 4-byte accesses where the row's alignment allows.
+       A cluster layout's 16-byte stores evict first (st.global.cs: the row is long and written
+       once, and that measured faster); the other layouts store plainly.
      - warpred_row_load_packed: the same elements as warpred_row_load (and, for rows of T of 1 or 2
        bytes off a 16-byte boundary, the wider accesses of warpred_row_store), kept
        as T (a 16-byte vector per uint4, element k of vector j at bytes k * sizeof(T)); fill, rounded
@@ -338,6 +340,15 @@ template <typename T> __device__ __forceinline__ void warpred__row_store_unalign
     }
 }
 
+/* A 16-byte store. A cluster's row is long and written once: its stores evict first
+   (st.global.cs), which measured faster there; shorter rows measured faster with plain stores. */
+template <class Layout> __device__ __forceinline__ void warpred__row_store16(void *p, uint4 v)
+{
+    if constexpr (Layout::CLUSTER > 1) __stcs(reinterpret_cast<uint4 *>(p), v);
+    else
+        *reinterpret_cast<uint4 *>(p) = v;
+}
+
 template <class Layout, typename T, typename F>
 __device__ __forceinline__ void warpred_row_load_vector(const T *row, long long len, int j, F (&q)[Layout::VEC], F fill)
 {
@@ -367,7 +378,7 @@ __device__ __forceinline__ void warpred_row_store_vector(T *row, long long len, 
         warpred__row_raw<T> raw;
 #pragma unroll
         for (int k = 0; k < Layout::VEC; k++) raw.set(k, warpred__row_round<T>(q[k]));
-        *reinterpret_cast<uint4 *>(row + start) = raw.bits;
+        warpred__row_store16<Layout>(row + start, raw.bits);
     } else if (sizeof(T) < 4 && full) {
         warpred__row_raw<T> raw;
 #pragma unroll
