@@ -5,7 +5,8 @@
 
 Loads samples/common/row_kernels.cuh into PyTorch with torch.utils.cpp_extension.load_inline (the
 repository root on the include path), then for float32 and bfloat16 and rows of
-L = 32 .. 2^20 (2^26 elements each) times, with CUDA events (median of 51 runs after 5 warm-ups):
+L = 32 .. 2^20 (2^26 elements each) times, with CUDA events (median of 51 runs after 5 warm-ups; the
+runs are queued back to back, so host overhead is not counted, see median_us):
 
     softmax        warpred rk_softmax       torch.softmax(x, -1)         Triton fused softmax (L <= 16384)
     layer_norm     warpred rk_layernorm     F.layer_norm(x, (L,), w, b)
@@ -161,18 +162,20 @@ def triton_softmax(x):
 
 
 def median_us(fn, warmup, reps):
+    """Median GPU time of one call. The calls are queued back to back, each between its own pair of
+    events, with one synchronization at the end: the GPU never waits for the host, so the host's
+    per-call work (Python, the binding, the allocator: more for an extension than for torch's own
+    operators) stays out of every figure, torch's and warpred's alike."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for start, stop in events:
         start.record()
         fn()
         stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    return statistics.median(times)
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(stop) * 1e3 for start, stop in events)
 
 
 def check(name, got, want, atol, rtol):
