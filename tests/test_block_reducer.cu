@@ -74,18 +74,37 @@ __global__ void __launch_bounds__(1024) k_mixed(const float *xf, const double *x
     if (n) atomicAdd(&bad[blockIdx.x], n);
 }
 
-/* The block size a reducer was compiled for (0: run time). */
-template <typename R> struct reducer_size;
-template <typename T, int N, int Cells> struct reducer_size<warpred_block_reducer<T, N, Cells>> {
-    enum { value = N };
+/* The reducer with_size hands a block of Threads threads: compiled for that size when it is a
+   power of two from 64 up, else for its size class (column bound 1, 3, 7, 15 or 31); a warp or
+   less keeps the run-time form (size 0, column bound -1). */
+template <typename R> struct reducer_shape;
+template <typename T, int N, int Cells, int Column> struct reducer_shape<warpred_block_reducer<T, N, Cells, Column>> {
+    enum { size = N, column = Column };
 };
+__host__ __device__ constexpr int class_column(int threads)
+{
+    return threads <= 32 ? -1 : threads <= 64 ? 1 : threads <= 128 ? 3 : threads <= 256 ? 7 : threads <= 512 ? 15 : 31;
+}
+__host__ __device__ constexpr bool sized_exactly(int threads)
+{
+    return threads >= 64 && (threads & (threads - 1)) == 0;
+}
+template <typename R, int Threads> __host__ __device__ constexpr bool handed_for(void)
+{
+    return sized_exactly(Threads) ? reducer_shape<R>::size == Threads && reducer_shape<R>::column == -1
+                                  : reducer_shape<R>::size == 0 && reducer_shape<R>::column == class_column(Threads);
+}
 
 /* with_size in the middle of a run-time-size reducer's life: calls before it, a loop of calls
-   through the sized reducer it hands out (beside a second reducer called in its own run-time
-   form), and calls after it, which must continue the alternation where the sized reducer left
-   it. Every call is checked against the stateless call's bits of the same compile-time size
-   (the sized reducer's against warpred_block_reduce<N>: comparing each with the run-time form
-   put every block size's code into each of the sized copies, minutes of ptxas). */
+   through the reducer it hands out for the block's size (beside a second reducer called in
+   its own run-time form), and calls after it, which must continue the alternation where that
+   reducer left it. Every call is checked against the bits of the stateless call; the handed
+   reducer's against warpred_block_reduce<Threads>, the size the kernel is launched with (a
+   warp's, which is the run-time reducer itself, against the run-time form). Only the reducer
+   meant for that size runs the checks; a call of f with any other counts as CALLS failures
+   (the other copies stay empty: each checking against the stateless call would make ptxas
+   take minutes). */
+template <int Threads>
 __global__ void __launch_bounds__(1024) k_with_size(const float *xf, const double *xd, int *bad, int valid, int calls)
 {
     WARPRED_BLOCK_REDUCER(first, float, 0);
@@ -95,9 +114,13 @@ __global__ void __launch_bounds__(1024) k_with_size(const float *xf, const doubl
     for (int i = 0; i < 7; i++) n += one_call<0>(first, i, xf[g], valid); /* an odd count: the second set is next */
     n += first.with_size([&](auto &r) {
         int m = 0;
-        for (int i = 7; i < calls / 2; i++) {
-            m += one_call<reducer_size<typename std::remove_reference<decltype(r)>::type>::value>(r, i, xf[g], valid);
-            if (i % 3 == 0) m += one_call<0>(wide, i, xd[g], valid);
+        if constexpr (handed_for<typename std::remove_reference<decltype(r)>::type, Threads>()) {
+            for (int i = 7; i < calls / 2; i++) {
+                m += one_call < class_column(Threads) < 0 ? 0 : Threads > (r, i, xf[g], valid);
+                if (i % 3 == 0) m += one_call<0>(wide, i, xd[g], valid);
+            }
+        } else {
+            m = warpred__block_thread_rank() == 0 ? CALLS : 0; /* the wrong class */
         }
         return m;
     });
@@ -181,19 +204,19 @@ static void test_mixed_calls_run_time_sizes(void **state)
     run_mixed("run time, 20", dim3(20), k_mixed<0>, 20, 3);
 }
 
-/* with_size: the sizes it compiles (64 .. 1024) and sizes it leaves to the run-time form. */
+/* with_size: a size in each class (33..64, 65..128, 129..256, 257..512, 513..1024), at a
+   class's lower end and inside, a power of two (compiled for its size, 1D and 3D), and a warp,
+   which keeps the run-time form. */
 static void test_with_size(void **state)
 {
     WT_NEED_GPU(state);
-    run_mixed("with_size, 64", dim3(64), k_with_size, 64, 33);
-    run_mixed("with_size, 128", dim3(128), k_with_size, 128, 128);
-    run_mixed("with_size, 256", dim3(256), k_with_size, 256, 100);
-    run_mixed("with_size, 512", dim3(512), k_with_size, 512, 511);
-    run_mixed("with_size, 1024", dim3(1024), k_with_size, 1024, 700);
-    run_mixed("with_size, 16x16", dim3(16, 16), k_with_size, 256, 255);
-    run_mixed("with_size, 96", dim3(96), k_with_size, 96, 90);
-    run_mixed("with_size, 1000", dim3(1000), k_with_size, 1000, 999);
-    run_mixed("with_size, 20", dim3(20), k_with_size, 20, 7);
+    run_mixed("with_size, 33", dim3(33), k_with_size<33>, 33, 32);
+    run_mixed("with_size, 96", dim3(96), k_with_size<96>, 96, 90);
+    run_mixed("with_size, 256", dim3(256), k_with_size<256>, 256, 100);
+    run_mixed("with_size, 16x16", dim3(16, 16), k_with_size<256>, 256, 255);
+    run_mixed("with_size, 257", dim3(257), k_with_size<257>, 257, 257);
+    run_mixed("with_size, 1000", dim3(1000), k_with_size<1000>, 1000, 999);
+    run_mixed("with_size, 20", dim3(20), k_with_size<20>, 20, 7);
 }
 
 static void run_compound(const char *shape, void (*kernel)(const float *, const int *, int *, long long *), int threads)

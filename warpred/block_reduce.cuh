@@ -246,51 +246,55 @@ template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warp
    (thread L + 32 j's value); the first n are present. They fold as a pairwise tree over the 32
    slots, absent slots dropping out: each group of 8 as ((s0 s1)(s2 s3))((s4 s5)(s6 s7)), the
    groups as ((g0 g1)(g2 g3)). A tree, not a chain: the loads are in flight together and the
-   longest chain of operations is 5, not 31 (a chain made 1024-thread blocks trail CUB). */
-template <bool Plain, typename T, typename Op>
+   longest chain of operations is 5, not 31 (a chain made 1024-thread blocks trail CUB).
+   Last >= 0: no slot after slot Last is present (known at compile time, so those slots cost
+   nothing when n is not). */
+template <int Last, bool Plain, typename T, typename Op>
 __device__ __forceinline__ T warpred__column_group(T r, const T *column, int g, int n, Op op)
 {
     T s[8];
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         const int j = 8 * g + i;
-        s[i] = j == 0 ? r : j < n ? column[32 * (j - 1)] : r; /* absent slots are never read */
+        const bool present = (Last < 0 || j <= Last) && j < n;
+        s[i] = j == 0 ? r : present ? column[32 * (j - 1)] : r; /* absent slots are never read */
     }
     const int m = n - 8 * g;
 #pragma unroll
     for (int d = 1; d < 8; d *= 2)
 #pragma unroll
         for (int i = 0; i + d < 8; i += 2 * d)
-            if (i + d < m) s[i] = warpred__rake_step<Plain>(op, s[i], s[i + d]);
+            if ((Last < 0 || 8 * g + i + d <= Last) && i + d < m) s[i] = warpred__rake_step<Plain>(op, s[i], s[i + d]);
     return s[0];
 }
 
-/* r folded with the first k cells of its column in that tree. K >= 0: code for columns of K
-   cells, where k is K or K - 1 (a compile-time size whose last warp is partial gives lanes of
-   both; k's value is then a choice between those two constants, so every slot but slot K is
-   known present): every load in flight at once, only slot K's load and step guarded (one
-   select), no second code path per lane. K = -1: a loop over the groups, the pending one kept for the tree (run-time
-   sizes hold every size's code; unrolled, this one fold quadrupled it). */
+/* r folded with the first k cells of its column in that tree. K >= 0: code for columns of at
+   most K cells, every load in flight at once. A compile-time size gives k = K or K - 1 (lanes of
+   both when its last warp is partial; k's value is then a choice between those two constants),
+   so every slot but slot K is known present: only slot K's load and step are guarded (one
+   select), no second code path per lane. Any other k (a run-time size whose class bounds the
+   column) guards each load and step. K = -1: a loop over the groups, the pending one kept for
+   the tree (code for any size at the cost of a group's loads at a time). */
 template <int K, bool Plain, typename T, typename Op>
 __device__ __forceinline__ T warpred__fold_column(T r, const T *column, int k, Op op)
 {
     const int n = k + 1;
     if constexpr (K >= 0) {
-        T a = warpred__column_group<Plain>(r, column, 0, n, op);
-        if (K >= 8 && n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<Plain>(r, column, 1, n, op));
+        T a = warpred__column_group<K, Plain>(r, column, 0, n, op);
+        if (K >= 8 && n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<K, Plain>(r, column, 1, n, op));
         if (K >= 16 && n > 16) {
-            T b = warpred__column_group<Plain>(r, column, 2, n, op);
+            T b = warpred__column_group<K, Plain>(r, column, 2, n, op);
             if (K >= 24 && n > 24)
-                b = warpred__rake_step<Plain>(op, b, warpred__column_group<Plain>(r, column, 3, n, op));
+                b = warpred__rake_step<Plain>(op, b, warpred__column_group<K, Plain>(r, column, 3, n, op));
             a = warpred__rake_step<Plain>(op, a, b);
         }
         return a;
     } else {
         const int groups = (n + 7) >> 3;
-        T a = warpred__column_group<Plain>(r, column, 0, n, op), b = a;
+        T a = warpred__column_group<-1, Plain>(r, column, 0, n, op), b = a;
 #pragma unroll 1
         for (int g = 1; g < groups; g++) {
-            const T x = warpred__column_group<Plain>(r, column, g, n, op);
+            const T x = warpred__column_group<-1, Plain>(r, column, g, n, op);
             if (g == 1) a = warpred__rake_step<Plain>(op, a, x);
             else if (g == 2)
                 b = x;

@@ -14,10 +14,9 @@
      name.reduce_valid(v, op, n)     only threads 0..n-1's values count; result in thread 0
      name.allreduce_valid(v, op, n)  the same, result in every thread
      name.with_size(f)               a run-time-size reducer: calls f(r) once, r a reducer on the
-                                     same cells with the block size at compile time when it is 64,
-                                     128, 256, 512 or 1024 (name itself otherwise); returns what f
-                                     returns. Put the loop in f: one switch on the block size for
-                                     the whole loop instead of one per call
+                                     same cells with code for the block's size (below), and
+                                     returns what f returns. Put the loop in f: the size is
+                                     looked at once for the whole loop instead of in every call
 
    USAGE
        #include <warpred/block_reducer.cuh>
@@ -88,12 +87,16 @@
    itself (the same operations in the same order, so the same bits) instead of waiting on a
    second barrier for warp 0's result; a block with a partial last warp, which cannot run the
    tree itself, and compound values (whose slots thread 0 folds) take that second barrier. The
-   thread's rank and its column length are found once, when the reducer is declared; a
-   run-time size picks the code for its size with one switch per call on the block size (in a
-   tight loop of float sums it added three quarters to the instructions executed), or once for a
-   whole loop with with_size (which compiles f once per size: six copies). The kernel's
-   registers are those of its hungriest path, the code for sizes it never runs at included:
-   see block_reduce.cuh on the compile-time size.
+   thread's rank and its column length are found once, when the reducer is declared. A
+   run-time size picks the code for its size in every call, with a switch on the block size
+   (in a tight loop of float sums it added three quarters to the instructions executed); other
+   sizes than 64, 128, 256, 512 and 1024 fold their columns in a loop, a group of 8 loads at a
+   time. with_size picks once for the whole loop and compiles f ten times: for 64, 128, 256,
+   512 and 1024 threads as a compile-time size, and for each class of other sizes (33..63,
+   65..127, 129..255, 257..511, 513..1023 threads; classes above WARPRED_BLOCK_MAX_THREADS are
+   left out) code for its column lengths, close to a compile-time size for sums (min/max guard
+   each load instead). The kernel's registers are those of its hungriest path, the code for
+   sizes it never runs at included: see block_reduce.cuh on the compile-time size.
    Figures: docs/BENCHMARKS.md (bench_block, bench_compound).
 
    This header needs block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base beside it.
@@ -128,10 +131,13 @@ template <typename T, int BlockThreads> struct warpred_block_storage {
     warpred_block_reducer<T, BlockThreads> name(name##_warpred_storage)
 
 /* Cells: the cells of one set in the storage the reducer works on (a reducer that with_size
-   makes works on its maker's storage, which may hold more than its size needs). */
-template <typename T, int BlockThreads = 0, int Cells = warpred_block_storage<T, BlockThreads>::cells>
+   makes works on its maker's storage, which may hold more than its size needs). ColumnMax: for
+   a run-time size, the most cells a lane's column can hold when with_size has bounded the block
+   size (1, 3, 7, 15 or 31: blocks of up to 64, 128, 256, 512 or 1024 threads), -1 when unknown. */
+template <typename T, int BlockThreads = 0, int Cells = warpred_block_storage<T, BlockThreads>::cells,
+          int ColumnMax = -1>
 class warpred_block_reducer {
-    template <typename, int, int> friend class warpred_block_reducer;
+    template <typename, int, int, int> friend class warpred_block_reducer;
     typedef warpred_block_storage<T, BlockThreads> storage;
     enum { RESULT = Cells - 1 }; /* the broadcast cell of a set */
     T *set_;                     /* the set the next call uses */
@@ -180,11 +186,26 @@ class warpred_block_reducer {
         return cells[RESULT];
     }
 
+    /* A size class's whole block: the longest column (the same in every lane) found among
+       the class's lengths, Q down to the least a block of the class has (a power of two), and
+       folded with code for it, each lane's column Q or Q - 1 cells (as for a compile-time
+       size: only slot Q guarded). */
+    template <int Q, bool Votes, typename Op>
+    __device__ __forceinline__ T fold_longest(T r, const T *column, Op op, bool plain)
+    {
+        constexpr int least = ColumnMax >= 16 ? 16 : ColumnMax >= 8 ? 8 : ColumnMax >= 4 ? 4 : ColumnMax >= 2 ? 2 : 1;
+        if constexpr (Q > least) {
+            if ((nthreads_ - 1) >> 5 != Q) return fold_longest<Q - 1, Votes>(r, column, op, plain);
+        }
+        return warpred__fold_column_voted<Q, Votes>(r, column, column_ == Q ? Q : Q - 1, op, plain);
+    }
+
     /* Lane L's column of the cells folded in ORDER, with code for its length where one is known:
-       a compile-time size (any: block_reduce.cuh's warpred__fold_column_sized), or a run-time
-       size of whole warps, switched on the block size (which the compiler knows to be the same
-       in every thread: a switch on a per-lane length made it guard every later shuffle against
-       divergence). */
+       a compile-time size (any: block_reduce.cuh's warpred__fold_column_sized); a run-time size
+       that with_size bounded (code for columns of up to ColumnMax cells, each load and step
+       guarded by the lane's length); or a run-time size of whole warps, switched on the block
+       size (which the compiler knows to be the same in every thread: a switch on a per-lane
+       length made it guard every later shuffle against divergence). */
     template <bool Votes, typename Op>
     __device__ __forceinline__ T fold(T r, const T *column, int counted, Op op, bool plain)
     {
@@ -192,6 +213,13 @@ class warpred_block_reducer {
         if (counted == nthreads_) { /* the whole block */
             if constexpr (BlockThreads != 0) {
                 return warpred__fold_column_sized<BlockThreads, Votes>(r, column, lane, op, plain);
+            } else if constexpr (ColumnMax >= 0) {
+                /* min/max (Votes) fold each length twice, plainly and by the IEEE rules: code
+                   for every length of the class raised the kernel's registers (float max with
+                   blocks of 1024: 32 to 44, half the blocks per SM), so they guard instead */
+                if constexpr (Votes) return warpred__fold_column_voted<ColumnMax, Votes>(r, column, column_, op, plain);
+                else
+                    return fold_longest<ColumnMax, Votes>(r, column, op, plain);
             } else {
                 switch (nthreads_) {
                 case 64: return warpred__fold_column_sized<64, Votes>(r, column, lane, op, plain);
@@ -203,8 +231,8 @@ class warpred_block_reducer {
                 }
             }
         }
-        return warpred__fold_column_voted<-1, Votes>(r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0, op,
-                                                     plain);
+        return warpred__fold_column_voted < BlockThreads != 0 ? -1 : ColumnMax,
+               Votes > (r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0, op, plain);
     }
 
     /* Scalars: every thread stores its value, one barrier, then warp 0 (Broadcast with whole
@@ -281,9 +309,9 @@ class warpred_block_reducer {
     __device__ __forceinline__ warpred_block_reducer(T *set, int other, int tid, int nthreads, int column)
         : set_(set), other_(other), tid_(tid), nthreads_(nthreads), column_(column)
     {}
-    template <int N, typename F> __device__ __forceinline__ auto with_sized(F &f)
+    template <int N, int Column, typename F> __device__ __forceinline__ auto with_sized(F &f)
     {
-        warpred_block_reducer<T, N, Cells> sized(set_, other_, tid_, nthreads_, column_);
+        warpred_block_reducer<T, N, Cells, Column> sized(set_, other_, tid_, nthreads_, column_);
         if constexpr (warpred__same<decltype(f(sized)), void>::value) {
             f(sized);
             set_ = sized.set_, other_ = sized.other_;
@@ -291,6 +319,23 @@ class warpred_block_reducer {
             auto result = f(sized);
             set_ = sized.set_, other_ = sized.other_;
             return result;
+        }
+    }
+
+    /* f on a reducer for the block's size: a power of two compiled as such, any other size
+       through its class, the blocks whose columns hold at most Column cells, or the next
+       class up; the last class takes every size up to WARPRED_BLOCK_MAX_THREADS. */
+    template <int Column, typename F> __device__ __forceinline__ auto with_class(F &f)
+    {
+        constexpr int most = (storage::threads - 1) / 32, top = 32 * (Column + 1);
+        if constexpr (top <= storage::threads) {
+            if (nthreads_ == top) return with_sized<top, -1>(f);
+        }
+        if constexpr (Column >= most) {
+            return with_sized<0, most>(f);
+        } else {
+            if (nthreads_ <= top) return with_sized<0, Column>(f);
+            return with_class<2 * Column + 1>(f);
         }
     }
 
@@ -321,24 +366,19 @@ class warpred_block_reducer {
         return call<true>(v, op, n);
     }
 
-    /* f(r) once, r a reducer on these cells with the block size as a compile-time constant when
-       the block has 64, 128, 256, 512 or 1024 threads (this reducer's form otherwise); f's
-       calls continue this reducer's alternation, and its later calls continue f's. Returns
-       what f returns. */
+    /* f(r) once, r a reducer on these cells with code for the block's size class: blocks of
+       33..64, 65..128, 129..256, 257..512 and 513..1024 threads each fold columns of a length
+       bounded at compile time (up to 1, 3, 7, 15, 31 cells), the lane's own length guarding each
+       load (classes above WARPRED_BLOCK_MAX_THREADS are not compiled); a warp or less keeps this
+       reducer's form. f's calls continue this reducer's alternation, and its later calls
+       continue f's. Returns what f returns. */
     template <typename F> __device__ __forceinline__ auto with_size(F f)
     {
-        if constexpr (BlockThreads != 0) {
+        if constexpr (BlockThreads != 0 || ColumnMax >= 0) return f(*this);
+        else if (nthreads_ <= 32)
             return f(*this);
-        } else {
-            switch (nthreads_) {
-            case 64: return with_sized<64>(f);
-            case 128: return with_sized<128>(f);
-            case 256: return with_sized<256>(f);
-            case 512: return with_sized<512>(f);
-            case 1024: return with_sized<1024>(f);
-            default: return f(*this);
-            }
-        }
+        else
+            return with_class<1>(f);
     }
 };
 
