@@ -107,6 +107,7 @@ template <typename R, int Threads> __host__ __device__ constexpr bool handed_for
 template <int Threads>
 __global__ void __launch_bounds__(1024) k_with_size(const float *xf, const double *xd, int *bad, int valid, int calls)
 {
+    constexpr int reference = class_column(Threads) < 0 ? 0 : Threads;
     WARPRED_BLOCK_REDUCER(first, float, 0);
     WARPRED_BLOCK_REDUCER(wide, double, 0);
     const int g = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + warpred__block_thread_rank();
@@ -116,7 +117,7 @@ __global__ void __launch_bounds__(1024) k_with_size(const float *xf, const doubl
         int m = 0;
         if constexpr (handed_for<typename std::remove_reference<decltype(r)>::type, Threads>()) {
             for (int i = 7; i < calls / 2; i++) {
-                m += one_call < class_column(Threads) < 0 ? 0 : Threads > (r, i, xf[g], valid);
+                m += one_call<reference>(r, i, xf[g], valid);
                 if (i % 3 == 0) m += one_call<0>(wide, i, xd[g], valid);
             }
         } else {
@@ -128,31 +129,35 @@ __global__ void __launch_bounds__(1024) k_with_size(const float *xf, const doubl
     if (n) atomicAdd(&bad[blockIdx.x], n);
 }
 
-/* Compound values (warp partials) and exact int sums, back to back. */
+/* Compound values (warp partials) and exact int sums, back to back; the argmax through the
+   reducer with_size hands out (the reducer itself for a compile-time size). */
 template <int BS>
 __global__ void __launch_bounds__(1024) k_compound(const float *xf, const int *xi, int *bad, long long *sums)
 {
-    WARPRED_BLOCK_REDUCER(arg, warpred_arg<float>, BS);
+    WARPRED_BLOCK_REDUCER(arg_any, warpred_arg<float>, BS);
     WARPRED_BLOCK_REDUCER(stats, warpred_welford<float>, BS);
     WARPRED_BLOCK_REDUCER(count, int, BS);
     const int tid = warpred__block_thread_rank();
     const int g = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + tid;
     int n = 0;
     long long total = 0;
-    for (int i = 0; i < 200; i++) {
-        const warpred_arg<float> p = warpred_make_arg(xf[g] + (float)(i % 3), tid);
-        const warpred_arg<float> a = i % 2 ? arg.allreduce(p, warpred_op_argmax()) : arg.reduce(p, warpred_op_argmax());
-        const warpred_arg<float> b = warpred_block_reduce<BS>(p, warpred_op_argmax());
-        const warpred_welford<float> w = warpred_make_welford(xf[g] * (float)(i + 1));
-        const warpred_welford<float> c = stats.reduce(w, warpred_op_welford());
-        const warpred_welford<float> d = warpred_block_reduce<BS>(w, warpred_op_welford());
-        const int s = count.reduce(xi[g] + i, warpred_op_sum());
-        if (tid == 0) {
-            n += a.index != b.index || bits_differ(a.value, b.value);
-            n += c.count != d.count || bits_differ(c.mean, d.mean) || bits_differ(c.m2, d.m2);
-            total += s;
+    arg_any.with_size([&](auto &arg) {
+        for (int i = 0; i < 200; i++) {
+            const warpred_arg<float> p = warpred_make_arg(xf[g] + (float)(i % 3), tid);
+            const warpred_arg<float> a =
+                i % 2 ? arg.allreduce(p, warpred_op_argmax()) : arg.reduce(p, warpred_op_argmax());
+            const warpred_arg<float> b = warpred_block_reduce<BS>(p, warpred_op_argmax());
+            const warpred_welford<float> w = warpred_make_welford(xf[g] * (float)(i + 1));
+            const warpred_welford<float> c = stats.reduce(w, warpred_op_welford());
+            const warpred_welford<float> d = warpred_block_reduce<BS>(w, warpred_op_welford());
+            const int s = count.reduce(xi[g] + i, warpred_op_sum());
+            if (tid == 0) {
+                n += a.index != b.index || bits_differ(a.value, b.value);
+                n += c.count != d.count || bits_differ(c.mean, d.mean) || bits_differ(c.m2, d.m2);
+                total += s;
+            }
         }
-    }
+    });
     if (tid == 0) bad[blockIdx.x] = n, sums[blockIdx.x] = total;
 }
 
@@ -257,6 +262,7 @@ static void test_compound_values_and_int_sums(void **state)
     run_compound("<544>", k_compound<544>, 544);
     run_compound("run time, 1000", k_compound<0>, 1000);
     run_compound("run time, 96", k_compound<0>, 96);
+    run_compound("run time, 256", k_compound<0>, 256);
 }
 
 static void test_doc_snippet(void **state)

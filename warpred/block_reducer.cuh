@@ -95,8 +95,10 @@
    512 and 1024 threads as a compile-time size, and for each class of other sizes (33..63,
    65..127, 129..255, 257..511, 513..1023 threads; classes above WARPRED_BLOCK_MAX_THREADS are
    left out) code for its column lengths, close to a compile-time size for sums (min/max guard
-   each load instead). The kernel's registers are those of its hungriest path, the code for
-   sizes it never runs at included: see block_reduce.cuh on the compile-time size.
+   each load instead). Compound values fold warp partials, not columns: their other sizes keep
+   the run-time form (six copies of f). The kernel's registers are those of its hungriest
+   path, the code for sizes it never runs at included: see block_reduce.cuh on the
+   compile-time size (lowering WARPRED_BLOCK_MAX_THREADS leaves out the larger sizes' code).
    Figures: docs/BENCHMARKS.md (bench_block, bench_compound).
 
    This header needs block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base beside it.
@@ -331,7 +333,11 @@ class warpred_block_reducer {
         if constexpr (top <= storage::threads) {
             if (nthreads_ == top) return with_sized<top, -1>(f);
         }
-        if constexpr (Column >= most) {
+        if constexpr (!warpred__is_scalar<T>::value) { /* compound values fold warp partials: no columns */
+            if constexpr (Column >= most) return f(*this);
+            else
+                return nthreads_ <= top ? f(*this) : with_class<2 * Column + 1>(f);
+        } else if constexpr (Column >= most) {
             return with_sized<0, most>(f);
         } else {
             if (nthreads_ <= top) return with_sized<0, Column>(f);
