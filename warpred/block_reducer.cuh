@@ -135,7 +135,8 @@ template <typename T, int BlockThreads> struct warpred_block_storage {
 /* Cells: the cells of one set in the storage the reducer works on (a reducer that with_size
    makes works on its maker's storage, which may hold more than its size needs). ColumnMax: for
    a run-time size, the most cells a lane's column can hold when with_size has bounded the block
-   size (1, 3, 7, 15 or 31: blocks of up to 64, 128, 256, 512 or 1024 threads), -1 when unknown. */
+   size (1, 3, 7, 15 or 31: blocks of up to 64, 128, 256, 512 or 1024 threads; the last class
+   stops at WARPRED_BLOCK_MAX_THREADS), -1 when unknown (always with a compile-time size). */
 template <typename T, int BlockThreads = 0, int Cells = warpred_block_storage<T, BlockThreads>::cells,
           int ColumnMax = -1>
 class warpred_block_reducer {
@@ -204,10 +205,11 @@ class warpred_block_reducer {
 
     /* Lane L's column of the cells folded in ORDER, with code for its length where one is known:
        a compile-time size (any: block_reduce.cuh's warpred__fold_column_sized); a run-time size
-       that with_size bounded (code for columns of up to ColumnMax cells, each load and step
-       guarded by the lane's length); or a run-time size of whole warps, switched on the block
-       size (which the compiler knows to be the same in every thread: a switch on a per-lane
-       length made it guard every later shuffle against divergence). */
+       that with_size bounded (fold_longest, or for min/max code for columns of up to ColumnMax
+       cells, each load and step guarded by the lane's length); or a run-time size of whole
+       warps, switched on the block size (which the compiler knows to be the same in every
+       thread: a switch on a per-lane length made it guard every later shuffle against
+       divergence). */
     template <bool Votes, typename Op>
     __device__ __forceinline__ T fold(T r, const T *column, int counted, Op op, bool plain)
     {
@@ -233,8 +235,8 @@ class warpred_block_reducer {
                 }
             }
         }
-        return warpred__fold_column_voted < BlockThreads != 0 ? -1 : ColumnMax,
-               Votes > (r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0, op, plain);
+        return warpred__fold_column_voted<ColumnMax, Votes>(r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0,
+                                                            op, plain);
     }
 
     /* Scalars: every thread stores its value, one barrier, then warp 0 (Broadcast with whole
@@ -324,6 +326,16 @@ class warpred_block_reducer {
         }
     }
 
+    /* f on the reducer for the blocks of a class that are not a power of two: one whose columns
+       hold at most Column cells; compound values fold warp partials, not columns, and keep this
+       reducer's form. */
+    template <int Column, typename F> __device__ __forceinline__ auto with_bounded(F &f)
+    {
+        if constexpr (warpred__is_scalar<T>::value) return with_sized<0, Column>(f);
+        else
+            return f(*this);
+    }
+
     /* f on a reducer for the block's size: a power of two compiled as such, any other size
        through its class, the blocks whose columns hold at most Column cells, or the next
        class up; the last class takes every size up to WARPRED_BLOCK_MAX_THREADS. */
@@ -333,14 +345,10 @@ class warpred_block_reducer {
         if constexpr (top <= storage::threads) {
             if (nthreads_ == top) return with_sized<top, -1>(f);
         }
-        if constexpr (!warpred__is_scalar<T>::value) { /* compound values fold warp partials: no columns */
-            if constexpr (Column >= most) return f(*this);
-            else
-                return nthreads_ <= top ? f(*this) : with_class<2 * Column + 1>(f);
-        } else if constexpr (Column >= most) {
-            return with_sized<0, most>(f);
+        if constexpr (Column >= most) {
+            return with_bounded<most>(f);
         } else {
-            if (nthreads_ <= top) return with_sized<0, Column>(f);
+            if (nthreads_ <= top) return with_bounded<Column>(f);
             return with_class<2 * Column + 1>(f);
         }
     }
@@ -372,12 +380,12 @@ class warpred_block_reducer {
         return call<true>(v, op, n);
     }
 
-    /* f(r) once, r a reducer on these cells with code for the block's size class: blocks of
-       33..64, 65..128, 129..256, 257..512 and 513..1024 threads each fold columns of a length
-       bounded at compile time (up to 1, 3, 7, 15, 31 cells), the lane's own length guarding each
-       load (classes above WARPRED_BLOCK_MAX_THREADS are not compiled); a warp or less keeps this
-       reducer's form. f's calls continue this reducer's alternation, and its later calls
-       continue f's. Returns what f returns. */
+    /* f(r) once, r a reducer on these cells with code for the block's size: 64, 128, 256, 512
+       and 1024 threads as a compile-time size; any other size over a warp through its class
+       (33..63, 65..127, 129..255, 257..511, 513..1023 threads), whose columns hold at most 1, 3,
+       7, 15 or 31 cells (classes above WARPRED_BLOCK_MAX_THREADS are not compiled); a warp or
+       less keeps this reducer's form. f's calls continue this reducer's alternation, and its
+       later calls continue f's. Returns what f returns. */
     template <typename F> __device__ __forceinline__ auto with_size(F f)
     {
         if constexpr (BlockThreads != 0 || ColumnMax >= 0) return f(*this);
