@@ -17,9 +17,11 @@
              len <= 262144          a cluster of ceil(len / 32768) blocks of 512 threads x 64 values
        (clusters: sm_90; 16 blocks need the non-portable cluster size, allowed on H100/H200)
        longer (or no clusters)  streamed: a cluster of 16 (else 8, else 1) blocks of 512 threads
-                              per row reads the row once for its statistics and once more for the
-                              output (the second pass walks backwards, so it starts with what the
-                              L2 cache holds last); cross-entropy needs no second pass.
+                              per row reads the row once for its statistics, keeping the first
+                              chunks of each block's share in shared memory (as many as about
+                              100 KB a block holds), and reads the rest once more for the output
+                              (the second pass walks backwards, so it starts with what the L2
+                              cache holds last); cross-entropy needs no second pass.
    (warpred_row_policy's table, which these dispatchers follow.)
 
    THE KERNELS (each a template over the layout L and the element type T)
@@ -77,11 +79,18 @@
 
 #define RK_LOG2E 1.4426950408889634f
 
-/* The layouts: warpred_row_policy for the table's lengths; streamed rows: 512 threads, chunks of
-   PER_THREAD values (all loads of a chunk in flight together), clusters of up to 16 blocks. */
+/* The layouts: warpred_row_policy for the table's lengths; streamed rows: blocks of 512 threads,
+   chunks of 64 bytes a thread (4 vectors, all loaded together, the next chunk's loads in flight
+   while one is folded), clusters of up to 16 blocks. Measured on an H200 (bench_rows, L = 2^20)
+   against the shape kept: one block of 1024 an SM (more of each row kept in shared memory) 0.66 of
+   the copy kernel for float softmax against 0.73; chunks of 6 or 8 vectors slower for every op
+   (bfloat16 spills). */
 template <typename T, long long MaxLen> using rk_regs = typename warpred_row_policy<T, MaxLen>::packed;
-template <typename T> struct rk_stream : warpred_row_layout<T, 512, 32, 16> {};      /* sm_90+ */
-template <typename T> struct rk_stream_block : warpred_row_layout<T, 512, 32, 1> {}; /* no clusters */
+template <typename T> struct rk_stream : warpred_row_layout<T, 512, 64 / sizeof(T), 16> {};      /* sm_90+ */
+template <typename T> struct rk_stream_block : warpred_row_layout<T, 512, 64 / sizeof(T), 1> {}; /* no clusters */
+/* cross-entropy's streamed layouts: 32 values a thread a chunk (rk_cross_entropy_stream) */
+template <typename T> struct rk_ce_stream : warpred_row_layout<T, 512, 32, 16> {};
+template <typename T> struct rk_ce_stream_block : warpred_row_layout<T, 512, 32, 1> {};
 template <class L> struct rk_streamed {
     enum { value = 0 };
 };
@@ -90,6 +99,15 @@ template <typename T> struct rk_streamed<rk_stream<T>> {
 };
 template <typename T> struct rk_streamed<rk_stream_block<T>> {
     enum { value = 1 };
+};
+template <class L> struct rk_ce_layout {
+    typedef L type;
+};
+template <typename T> struct rk_ce_layout<rk_stream<T>> {
+    typedef rk_ce_stream<T> type;
+};
+template <typename T> struct rk_ce_layout<rk_stream_block<T>> {
+    typedef rk_ce_stream_block<T> type;
 };
 enum { RK_BLOCK_MAX = 16384, RK_CLUSTER_MAX = 262144 };
 
@@ -185,19 +203,70 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L)) rk_softmax_regs(co
     }
 }
 
-/* Chunk c of a streamed row into v (fill past the end): the thread's vectors c * VECS + u. */
+/* A float as T (exact for values that came from T). */
+template <typename T> __device__ __forceinline__ T rk_round(float x) { return (T)x; }
+template <> __device__ __forceinline__ __nv_bfloat16 rk_round<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+/* Vector j of this thread's streamed row as loaded (16 bytes), fill past the end. */
+template <class L, typename T> __device__ __forceinline__ uint4 rk_vector(const T *in, int len, int j, float fill)
+{
+    const long long start = ((long long)j * warpred_row_threads<L>() + warpred_row_rank<L>()) * L::VEC;
+    if ((reinterpret_cast<unsigned long long>(in) & 15) == 0 && start + L::VEC <= len)
+        return *reinterpret_cast<const uint4 *>(in + start);
+    float q[L::VEC];
+    warpred_row_load_vector<L>(in, len, j, q, fill);
+    T t[L::VEC];
+#pragma unroll
+    for (int k = 0; k < L::VEC; k++) t[k] = rk_round<T>(q[k]);
+    uint4 bits;
+    __builtin_memcpy(&bits, t, sizeof bits);
+    return bits;
+}
+
+/* Chunk c of a streamed row, as loaded: the thread's vectors c * VECS + u. */
 template <class L, typename T>
-__device__ __forceinline__ void rk_load_chunk(const T *in, int len, int c, float (&v)[L::PER_THREAD], float fill)
+__device__ __forceinline__ void rk_load_chunk(const T *in, int len, int c, uint4 (&p)[L::VECS], float fill)
 {
 #pragma unroll
-    for (int u = 0; u < L::VECS; u++)
-        warpred_row_load_vector<L>(in, len, c * L::VECS + u, *reinterpret_cast<float(*)[L::VEC]>(v + u * L::VEC), fill);
+    for (int u = 0; u < L::VECS; u++) p[u] = rk_vector<L>(in, len, c * L::VECS + u, fill);
+}
+
+/* The chunks a streamed block keeps in its dynamic shared memory (the first ones), so that the
+   second pass reads them there: as many as the launch gave it room for. */
+template <class L> __device__ __forceinline__ int rk_kept_chunks(int chunks)
+{
+    unsigned bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    const int room = (int)(bytes / (L::BLOCK * L::VECS * sizeof(uint4)));
+    return chunks < room ? chunks : room;
+}
+
+/* Chunk c kept in shared memory (vector u of thread t at (c VECS + u) BLOCK + t: conflict free). */
+extern __shared__ uint4 rk_kept[];
+template <class L> __device__ __forceinline__ void rk_keep(const uint4 (&p)[L::VECS], int c)
+{
+#pragma unroll
+    for (int u = 0; u < L::VECS; u++) rk_kept[(c * L::VECS + u) * L::BLOCK + threadIdx.x] = p[u];
+}
+template <class L> __device__ __forceinline__ void rk_take_kept(uint4 (&p)[L::VECS], int c)
+{
+#pragma unroll
+    for (int u = 0; u < L::VECS; u++) p[u] = rk_kept[(c * L::VECS + u) * L::BLOCK + threadIdx.x];
+}
+
+/* Chunk c for the second pass: from shared memory where kept, else loaded again. */
+template <class L, typename T>
+__device__ __forceinline__ void rk_chunk_again(const T *in, int len, int c, int kept, uint4 (&p)[L::VECS], float fill)
+{
+    if (c < kept) rk_take_kept<L>(p, c);
+    else
+        rk_load_chunk<L>(in, len, c, p, fill);
 }
 
 /* A chunk into the thread's online (max m, sum s) pair, cm being the chunk's max with m: the sum is
    rescaled once a chunk (m = -inf: s is 0, and stays 0). */
 template <class L>
-__device__ __forceinline__ void rk_online_fold(const float (&v)[L::PER_THREAD], float cm, float &m, float &s)
+__device__ __forceinline__ void rk_online_fold(const uint4 (&p)[L::VECS], float cm, float &m, float &s)
 {
     if (cm > m) {
         s *= rk_exp2((m - cm) * RK_LOG2E);
@@ -205,7 +274,7 @@ __device__ __forceinline__ void rk_online_fold(const float (&v)[L::PER_THREAD], 
     }
     const float ms = rk_shift(m);
 #pragma unroll
-    for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(v[i], RK_LOG2E, -ms));
+    for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
 }
 
 /* The chunks of a streamed row: vectors j = c * VECS + u of each thread, c = 0 .. chunks - 1. */
@@ -216,6 +285,9 @@ template <class L> __device__ __forceinline__ int rk_chunks(int len)
     return (int)((vectors + per_chunk - 1) / per_chunk);
 }
 
+/* Streamed softmax: pass 1 folds the chunks into the online (max, sum) pair (the next chunk's
+   loads in flight meanwhile) and keeps the first ones in shared memory; one reduction of the pair;
+   pass 2 (backwards: the chunks read last, not kept, are likeliest in L2) writes. */
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_softmax_stream(const T *x, T *y, long long rows, int len)
@@ -225,30 +297,35 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
         const T *in = x + row * len;
-        const int chunks = rk_chunks<L>(len);
+        const int chunks = rk_chunks<L>(len), kept = rk_kept_chunks<L>(chunks);
         float m = -INFINITY, s = 0.0f;
+        uint4 p[L::VECS];
+        rk_load_chunk<L>(in, len, 0, p, -INFINITY);
         for (int c = 0; c < chunks; c++) {
-            float v[L::PER_THREAD];
-            rk_load_chunk<L>(in, len, c, v, -INFINITY);
+            uint4 next[L::VECS];
+            if (c + 1 < chunks) rk_load_chunk<L>(in, len, c + 1, next, -INFINITY);
+            if (c < kept) rk_keep<L>(p, c);
             float cm = m;
 #pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) cm = fmaxf(cm, v[i]);
-            rk_online_fold<L>(v, cm, m, s);
+            for (int i = 0; i < L::PER_THREAD; i++) cm = fmaxf(cm, rk_at<L>(p, i));
+            rk_online_fold<L>(p, cm, m, s);
+#pragma unroll
+            for (int u = 0; u < L::VECS; u++) p[u] = next[u];
         }
-        warpred_softmax<float> p;
-        p.max = m;
-        p.sum = s;
-        p = warpred_row_allreduce<L>(p, warpred_op_softmax());
-        const float ms = rk_shift(p.max);
-        const float inv = p.sum > 0.0f ? 1.0f / p.sum : (p.sum == 0.0f ? 0.0f : p.sum);
+        warpred_softmax<float> pair;
+        pair.max = m;
+        pair.sum = s;
+        pair = warpred_row_allreduce<L>(pair, warpred_op_softmax());
+        const float ms = rk_shift(pair.max);
+        const float inv = pair.sum > 0.0f ? 1.0f / pair.sum : (pair.sum == 0.0f ? 0.0f : pair.sum);
         T *out = y + row * len;
-        for (int c = chunks - 1; c >= 0; c--) { /* backwards: the last chunks read are likeliest in L2 */
+        for (int c = chunks - 1; c >= 0; c--) {
+            rk_chunk_again<L>(in, len, c, kept, p, 0.0f);
 #pragma unroll
             for (int u = 0; u < L::VECS; u++) {
                 float q[L::VEC];
-                warpred_row_load_vector<L>(in, len, c * L::VECS + u, q, 0.0f);
 #pragma unroll
-                for (int k = 0; k < L::VEC; k++) q[k] = rk_exp2(fmaf(q[k], RK_LOG2E, -ms)) * inv;
+                for (int k = 0; k < L::VEC; k++) q[k] = rk_exp2(fmaf(rk_at<L>(p, u * L::VEC + k), RK_LOG2E, -ms)) * inv;
                 warpred_row_store_vector<L>(out, len, c * L::VECS + u, q);
             }
         }
@@ -523,10 +600,12 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 }
 
 /* Streamed norms: pass 1 sums x - k and (x - k)^2 (k = x[0]; rmsnorm: k = 0 and the squares only),
-   one reduction of the pair, pass 2 (backwards) writes. */
+   keeping the first chunks in shared memory; one reduction of the pair; pass 2 (backwards) writes
+   (w and b do not alias y: their loads may go ahead of the chunk's stores). */
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
-    rk_norm_stream(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps, int center)
+    rk_norm_stream(const T *x, const T *__restrict__ w, const T *__restrict__ b, T *y, long long rows, int len,
+                   float eps, int center)
 {
     RK_CLUSTER_GUARD(L)
     {
@@ -534,22 +613,29 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         if (row >= rows) return;
         const T *in = x + row * len;
         const float k = center ? warpred_xf_to<float>()(in[0], 0) : 0.0f;
-        const int chunks = rk_chunks<L>(len);
+        const int chunks = rk_chunks<L>(len), kept = rk_kept_chunks<L>(chunks);
         float2 acc = make_float2(0.0f, 0.0f);
+        uint4 p[L::VECS];
+        rk_load_chunk<L>(in, len, 0, p, k); /* past the end: k, which adds nothing */
         for (int c = 0; c < chunks; c++) {
-            float v[L::PER_THREAD];
-            rk_load_chunk<L>(in, len, c, v, k); /* past the end: k, which adds nothing */
+            uint4 next[L::VECS];
+            if (c + 1 < chunks) rk_load_chunk<L>(in, len, c + 1, next, k);
+            if (c < kept) rk_keep<L>(p, c);
 #pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) rk_shifted_add(acc, v[i], k);
+            for (int i = 0; i < L::PER_THREAD; i++) rk_shifted_add(acc, rk_at<L>(p, i), k);
+#pragma unroll
+            for (int u = 0; u < L::VECS; u++) p[u] = next[u];
         }
         float mean, rstd;
         rk_shifted_stats(warpred_row_allreduce<L>(acc, warpred_op_sum()), len, k, center, eps, mean, rstd);
         T *out = y + row * len;
         for (int c = chunks - 1; c >= 0; c--) {
+            rk_chunk_again<L>(in, len, c, kept, p, 0.0f);
 #pragma unroll
             for (int u = 0; u < L::VECS; u++) {
                 float q[L::VEC];
-                warpred_row_load_vector<L>(in, len, c * L::VECS + u, q, 0.0f);
+#pragma unroll
+                for (int e = 0; e < L::VEC; e++) q[e] = rk_at<L>(p, u * L::VEC + e);
                 rk_norm_vector<L>(q, w, center ? b : (const T *)NULL, len, c * L::VECS + u, mean, rstd);
                 warpred_row_store_vector<L>(out, len, c * L::VECS + u, q);
             }
@@ -628,6 +714,10 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
     }
 }
 
+/* Streamed cross-entropy: one pass, the online (max, sum) pair and the argmax pair. Its layout
+   (rk_ce_stream) takes 8 vectors a chunk for float, loaded at once, and 4 for bfloat16, the next
+   chunk's loads in flight while one is folded: each measured fastest for its type (float with 4
+   vectors ahead 0.77 -> 0.71 of the read kernel; 8 ahead spill). */
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     rk_cross_entropy_stream(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
@@ -640,29 +730,37 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         const int chunks = rk_chunks<L>(len);
         float m = -INFINITY, s = 0.0f;
         warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
+        constexpr bool ahead = L::VECS <= 4;
+        uint4 p[L::VECS];
+        if (ahead) rk_load_chunk<L>(in, len, 0, p, -INFINITY);
         for (int c = 0; c < chunks; c++) {
-            float v[L::PER_THREAD];
-            rk_load_chunk<L>(in, len, c, v, -INFINITY);
+            uint4 next[L::VECS];
+            if (!ahead) rk_load_chunk<L>(in, len, c, p, -INFINITY);
+            else if (c + 1 < chunks)
+                rk_load_chunk<L>(in, len, c + 1, next, -INFINITY);
             float cm = m;
 #pragma unroll
             for (int u = 0; u < L::VECS; u++) {
                 const int first = (int)warpred_row_elem<L>((c * L::VECS + u) * L::VEC);
 #pragma unroll
                 for (int k = 0; k < L::VEC; k++) {
-                    const float e = v[u * L::VEC + k];
+                    const float e = rk_at<L>(p, u * L::VEC + k);
                     cm = fmaxf(cm, e);
                     if (e > best.value) best = warpred_make_arg(e, first + k);
                 }
             }
-            rk_online_fold<L>(v, cm, m, s);
+            rk_online_fold<L>(p, cm, m, s);
+            if (ahead)
+#pragma unroll
+                for (int u = 0; u < L::VECS; u++) p[u] = next[u];
         }
-        warpred_softmax<float> p;
-        p.max = m;
-        p.sum = s;
-        p = warpred_row_allreduce<L>(p, warpred_op_softmax());
+        warpred_softmax<float> pair;
+        pair.max = m;
+        pair.sum = s;
+        pair = warpred_row_allreduce<L>(pair, warpred_op_softmax());
         best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
         if (warpred_row_rank<L>() == 0)
-            rk_ce_finish(in, len, targets[row], p.max, p.sum, best.index, loss, argmax, row);
+            rk_ce_finish(in, len, targets[row], pair.max, pair.sum, best.index, loss, argmax, row);
     }
 }
 
@@ -670,7 +768,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 
 /* The largest cluster (16, 8, ..., 1) with which `kernel` (blocks of `block` threads) can run on
    this GPU, asked once per kernel: 1 without clusters (before sm_90). */
-template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block)
+template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block, size_t smem = 0)
 {
     static const void *known[64];
     static int limit[64], count;
@@ -689,6 +787,7 @@ template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block)
             cudaLaunchConfig_t config = {};
             config.gridDim = dim3(c);
             config.blockDim = dim3(block);
+            config.dynamicSmemBytes = smem;
             config.attrs = &attr;
             config.numAttrs = 1;
             int clusters = 0;
@@ -720,13 +819,60 @@ template <class L> static void rk_note_where(int cluster)
         snprintf(rk_last_where, sizeof rk_last_where, "block of %d x %d", (int)L::THREADS, (int)L::PER_THREAD);
 }
 
-/* rows of the layout L: ceil(rows / ROWS_PER_BLOCK) blocks, or rows * cluster blocks in clusters. */
+/* The most dynamic shared memory a block of the streamed kernel gets (to keep chunks in): what the
+   SM holds for RK_MIN_BLOCKS(L) blocks, less its static shared memory and the 1 KB the hardware
+   reserves a block; set as the kernel's limit once, and asked once per kernel. */
+template <class L, typename... Params> static size_t rk_stream_room(void (*kernel)(Params...))
+{
+    static const void *known[16];
+    static size_t room[16];
+    static int count;
+    for (int i = 0; i < count; i++)
+        if (known[i] == (const void *)kernel) return room[i];
+    int device = 0, per_sm = 0, per_block = 0;
+    cudaFuncAttributes fa;
+    size_t bytes = 0;
+    if (cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess &&
+        cudaFuncGetAttributes(&fa, kernel) == cudaSuccess) {
+        long long b = per_sm / RK_MIN_BLOCKS(L) - 1024 - (long long)fa.sharedSizeBytes;
+        if (b > per_block - (long long)fa.sharedSizeBytes) b = per_block - (long long)fa.sharedSizeBytes;
+        const long long chunk = (long long)L::BLOCK * L::VECS * sizeof(uint4);
+        bytes = b > chunk ? (size_t)(b / chunk * chunk) : 0;
+        if (bytes &&
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) != cudaSuccess)
+            bytes = 0;
+    }
+    cudaGetLastError(); /* no room is an answer, not an error for the next call */
+    if (count < 16) {
+        known[count] = (const void *)kernel;
+        room[count++] = bytes;
+    }
+    return bytes;
+}
+
+/* The dynamic shared memory for a streamed row of len in clusters of `cluster` blocks: room for
+   each block's chunks, as far as rk_stream_room allows. */
+template <class L, typename... Params> static size_t rk_stream_smem(void (*kernel)(Params...), int len, int cluster)
+{
+    const long long chunk = (long long)L::BLOCK * L::VECS * sizeof(uint4);
+    const long long vectors = ((long long)len + L::VEC - 1) / L::VEC;
+    const long long per_chunk = (long long)L::THREADS * cluster * L::VECS;
+    const long long chunks = (vectors + per_chunk - 1) / per_chunk, room = (long long)rk_stream_room<L>(kernel);
+    return (size_t)(chunks * chunk < room ? chunks * chunk : room);
+}
+
+/* rows of the layout L: ceil(rows / ROWS_PER_BLOCK) blocks, or rows * cluster blocks in clusters;
+   smem: dynamic shared memory a block. */
 template <class L, typename... Params, typename... Args>
-static cudaError_t rk_launch(void (*kernel)(Params...), long long rows, int cluster, cudaStream_t stream, Args... args)
+static cudaError_t rk_launch_with(void (*kernel)(Params...), long long rows, int cluster, size_t smem,
+                                  cudaStream_t stream, Args... args)
 {
     cudaLaunchAttribute attr = {};
     cudaLaunchConfig_t config = {};
     config.blockDim = dim3(L::BLOCK);
+    config.dynamicSmemBytes = smem;
     config.stream = stream;
     const long long blocks = L::CLUSTER > 1 ? rows * cluster : (rows + L::ROWS_PER_BLOCK - 1) / L::ROWS_PER_BLOCK;
     if (blocks < 1 || blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
@@ -741,6 +887,12 @@ static cudaError_t rk_launch(void (*kernel)(Params...), long long rows, int clus
         config.numAttrs = 1;
     }
     return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+template <class L, typename... Params, typename... Args>
+static cudaError_t rk_launch(void (*kernel)(Params...), long long rows, int cluster, cudaStream_t stream, Args... args)
+{
+    return rk_launch_with<L>(kernel, rows, cluster, 0, stream, args...);
 }
 
 /* rows of the layout L (no clusters), RK_NORM_ROWS rows to each group of threads: rk_launch's
@@ -790,10 +942,14 @@ template <typename T> struct rk_softmax_run {
         else
             return rk_softmax_regs<L, T>;
     }
-    template <class L> int limit(void) const { return rk_cluster_limit(kernel<L>(), L::BLOCK); }
+    template <class L> int limit(void) const
+    {
+        return rk_cluster_limit(kernel<L>(), L::BLOCK, rk_streamed<L>::value ? rk_stream_room<L>(kernel<L>()) : 0);
+    }
     template <class L> cudaError_t go(int cluster) const
     {
-        return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, y, rows, len);
+        const size_t smem = rk_streamed<L>::value ? rk_stream_smem<L>(kernel<L>(), len, cluster) : 0;
+        return rk_launch_with<L>(kernel<L>(), rows, cluster, smem, stream, x, y, rows, len);
     }
 };
 
@@ -807,7 +963,8 @@ template <typename T> struct rk_norm_run {
     cudaStream_t stream;
     template <class L> int limit(void) const
     {
-        if constexpr (rk_streamed<L>::value) return rk_cluster_limit(rk_norm_stream<L, T>, L::BLOCK);
+        if constexpr (rk_streamed<L>::value)
+            return rk_cluster_limit(rk_norm_stream<L, T>, L::BLOCK, rk_stream_room<L>(rk_norm_stream<L, T>));
         else
             return center ? rk_cluster_limit(rk_layernorm_regs<L, T>, L::BLOCK)
                           : rk_cluster_limit(rk_rmsnorm_regs<L, T>, L::BLOCK);
@@ -815,7 +972,9 @@ template <typename T> struct rk_norm_run {
     template <class L> cudaError_t go(int cluster) const
     {
         if constexpr (rk_streamed<L>::value)
-            return rk_launch<L>(rk_norm_stream<L, T>, rows, cluster, stream, x, w, b, y, rows, len, eps, center);
+            return rk_launch_with<L>(rk_norm_stream<L, T>, rows, cluster,
+                                     rk_stream_smem<L>(rk_norm_stream<L, T>, len, cluster), stream, x, w, b, y, rows,
+                                     len, eps, center);
         else if constexpr (L::CLUSTER == 1 && L::VECS <= 2) {
             if (center) return rk_launch_grouped<L>(rk_norm_held<L, T, true>, rows, stream, x, w, b, y, rows, len, eps);
             return rk_launch_grouped<L>(rk_norm_held<L, T, false>, rows, stream, x, w, b, y, rows, len, eps);
@@ -836,7 +995,7 @@ template <typename T> struct rk_ce_run {
     cudaStream_t stream;
     template <class L> static void (*kernel(void))(const T *, const int *, float *, int *, long long, int)
     {
-        if constexpr (rk_streamed<L>::value) return rk_cross_entropy_stream<L, T>;
+        if constexpr (rk_streamed<L>::value) return rk_cross_entropy_stream<typename rk_ce_layout<L>::type, T>;
         else
             return rk_cross_entropy_regs<L, T>;
     }
