@@ -345,13 +345,32 @@ template <typename T, typename Fn> static void each_column_shape(size_t max_elem
    ranges: the sets
    ------------------------------------------------------------------------------------------ */
 
-enum { R_RANDOM, R_UNIFORM, R_POWER, R_HUGE, R_ONE, R_CSR, R_SETS };
+/* R_SOME and R_MANY: enough ranges for the kernel's other tile sizes (the others have fewer than
+   32 per resident warp: tiles of 32, the longer ranges queued; R_SOME, full size: 32 to 128 per
+   warp on an H200, tiles of 32 and only ranges above a chunk queued; R_MANY: tiles of 128) */
+enum { R_RANDOM, R_UNIFORM, R_POWER, R_HUGE, R_ONE, R_CSR, R_SOME, R_MANY, R_SETS };
 static const char *const set_name[] = {"random, any order, overlapping, empty ones",
                                        "uniform lengths 1..64",
                                        "power-law lengths up to 1e5",
                                        "one huge range among empty ones",
                                        "all empty but one",
-                                       "CSR offsets (begin = o, end = o + 1)"};
+                                       "CSR offsets (begin = o, end = o + 1)",
+                                       "2^17 ranges of 0..15, one in 997 of 600..20600",
+                                       "2^20 ranges of 0..15, one in 997 of 600..20600"};
+static size_t set_count(int set)
+{
+    const int q = wt_quick();
+    switch (set) {
+    case R_RANDOM: return q ? 300 : 2000;
+    case R_UNIFORM: return q ? 2000 : 20000;
+    case R_POWER: return q ? 100 : 500;
+    case R_HUGE: return q ? 1000 : 10000;
+    case R_ONE: return 257;
+    case R_SOME: return q ? (size_t)1 << 12 : (size_t)1 << 17;
+    case R_MANY: return q ? (size_t)1 << 14 : (size_t)1 << 20;
+    default: return q ? 300 : 3000;
+    }
+}
 
 typedef struct range_set {
     size_t count, span_cap; /* ranges; elements of the region they may read */
@@ -368,14 +387,7 @@ static range_set build_ranges(int set)
     const size_t region = ranges_cap() - 64;
     range_set s;
     memset(&s, 0, sizeof s);
-    switch (set) {
-    case R_RANDOM: s.count = q ? 300 : 2000; break;
-    case R_UNIFORM: s.count = q ? 2000 : 20000; break;
-    case R_POWER: s.count = q ? 100 : 500; break;
-    case R_HUGE: s.count = q ? 1000 : 10000; break;
-    case R_ONE: s.count = 257; break;
-    default: s.count = q ? 300 : 3000; break;
-    }
+    s.count = set_count(set);
     s.begin = (size_t *)wt_host_alloc((s.count + 1) * sizeof(size_t));
     s.end = set == R_CSR ? s.begin + 1 : (size_t *)wt_host_alloc(s.count * sizeof(size_t));
     size_t at = 0;
@@ -407,6 +419,15 @@ static range_set build_ranges(int set)
             const size_t top = q ? 10000 : 100000, len = (size_t)pow((double)top, wt_rand_unit());
             b = wt_rand64() % (region - len);
             e = b + len;
+            break;
+        }
+        case R_SOME:
+        case R_MANY: { /* consecutive, wrapping around the region */
+            const size_t len = k % 997 == 5 ? 600 + (size_t)wt_rand_below(20001) : (size_t)wt_rand_below(16);
+            if (at + len > region) at = (size_t)wt_rand_below(8);
+            b = at;
+            e = b + len;
+            at = e;
             break;
         }
         case R_HUGE:
@@ -1931,7 +1952,9 @@ static void test_ranges(void **state)
     const size_t cap = ranges_cap();
     int *xi = (int *)wt_host_alloc(cap * sizeof(int)), *d_xi = (int *)wt_dev_alloc(cap * sizeof(int));
     float *x = (float *)wt_host_alloc(cap * sizeof(float)), *d_x = (float *)wt_dev_alloc(cap * sizeof(float));
-    env e = env_make(plan, 20000);
+    size_t most = 0;
+    for (int set = 0; set < R_SETS; set++) most = set_count(set) > most ? set_count(set) : most;
+    env e = env_make(plan, most);
     const int ns = sizeof range_strats / sizeof range_strats[0];
     for (int set = 0; set < R_SETS; set++) {
         range_set rs = make_ranges(set);

@@ -103,7 +103,8 @@
    block meeting in a shared-memory tree; tall matrices are cut in parts over blocks, whose
    partials the column group's last block folds in part order (tickets in the scratch).
    Ranges take AUTO only (plan.strategy WARPRED_ROWS_AUTO; plan.lanes is not read): a warp takes
-   128 ranges at a time (fewer for large accumulators); those of up to 32 J elements (J = 16 up
+   128 ranges at a time (fewer for large accumulators, and 32 when there are fewer such tiles
+   than the GPU's resident warps); those of up to 32 J elements (J = 16 up
    to 4-byte types, 64 / sizeof(T) for larger ones) are read together as one sequence, coalesced,
    through shared memory, each lane folding J elements in order and the lanes meeting in a
    segmented scan, so a tile of tiny ranges costs about what its elements cost; longer ranges
@@ -115,7 +116,8 @@
 
    DETERMINISM  The strategy depends only on the shape (rows, cols, ld, count), the plan and the
    GPU model; within a strategy which thread takes which element depends only on the shape and
-   on the address of in modulo 16. So a call gives the same bits every time. The reproducible
+   on the address of in modulo 16 (ranges: the tiles of 128 or 32 ranges are chosen like a
+   strategy, from count and the GPU's resident warps). So a call gives the same bits every time. The reproducible
    sum (warpred_op_rsum) gives the same bits under every strategy, and a slice's result equals
    warpred_device_reduce's over the same elements. Other float results may change in the last
    bits between strategies.
@@ -158,6 +160,9 @@ enum {
     WARPRED_ROWS_PARTIALS = 1 << 16, /* partials in a plan's scratch */
     WARPRED_ROWS_TICKETS = 1 << 16   /* slices split over blocks at once (rows; column groups) */
 };
+
+static_assert((int)WARPRED_ROWS_PARTIALS <= (int)WARPRED_ROWS_QUEUE,
+              "warpred_rows_plan: the ranges queue holds an entry for each partial (WARPRED_ROWS_QUEUE)");
 
 typedef struct warpred_rows_plan {
     warpred__rows_scratch scratch; /* partials, tickets and the ranges queue */

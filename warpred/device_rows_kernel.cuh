@@ -36,19 +36,21 @@
 enum {
     WARPRED_ROWS_THREADS = 256,         /* block size of every kernel here */
     WARPRED_ROWS_RANGE_CHUNK = 1 << 13, /* elements per chunk of a long range */
-    WARPRED_ROWS_QUEUE = 1 << 14        /* ranges that every warp can take chunks of, at once */
+    WARPRED_ROWS_QUEUE = 1 << 16        /* chunks of long ranges that every warp can take, at once */
 };
 
 /* The scratch of a plan. counters: [0, counters) per-slice tickets, zero between launches (the
    last user of each sets it back); then WARPRED__ROWS_WORDS words of the ranges queue.
-   partials: `capacity` values of up to value_bytes each. queue: WARPRED_ROWS_QUEUE entries. */
+   partials: `capacity` values of up to value_bytes each. queue: WARPRED_ROWS_QUEUE entries, one
+   per queued chunk (entry c: chunk c's range), so that a chunk's number leads to its range in one
+   read. */
 typedef struct warpred__rows_entry {
     unsigned long long range; /* the range's index */
     unsigned long long begin; /* its first element */
     unsigned long long len;   /* its length */
     unsigned chunks;          /* WARPRED_ROWS_RANGE_CHUNK elements each, the last shorter */
     unsigned base;            /* its chunks' numbers, and their partials: base .. base + chunks - 1 */
-    unsigned done;            /* chunks whose partials are stored */
+    unsigned done;            /* in entry base: chunks whose partials are stored */
     unsigned pad;
 } warpred__rows_entry;
 
@@ -56,15 +58,14 @@ typedef struct warpred__rows_entry {
    chunk numbers handed out (below), taken in one atomic so that entries' first chunks rise with
    their slots; TAKEN: chunk numbers taken by helpers; CUT: the complement of the first chunk
    number that no entry holds (0: none cut); LISTED: warps that have queued all their long
-   ranges; EXITED: blocks done; FIRSTS: each slot's first chunk number. */
+   ranges; EXITED: blocks done. */
 enum {
     WARPRED__ROWS_QUEUED = 0, /* and 1 */
     WARPRED__ROWS_TAKEN = 2,
     WARPRED__ROWS_CUT,
     WARPRED__ROWS_LISTED,
     WARPRED__ROWS_EXITED,
-    WARPRED__ROWS_FIRSTS,
-    WARPRED__ROWS_WORDS = WARPRED__ROWS_FIRSTS + WARPRED_ROWS_QUEUE,
+    WARPRED__ROWS_WORDS,
     WARPRED__ROWS_SLOT_SHIFT = 44
 };
 
@@ -478,9 +479,9 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 
 /* ---- ranges ---- */
 
-/* RANGES  A warp takes tiles of 32 N ranges (warpred__tile_groups: N = 4 for most types; tile
-   t: ranges 32 N t .. 32 N t + 32 N - 1, the warps' tiles in turn), each lane reading the
-   offsets of N ranges. By length:
+/* RANGES  A warp takes tiles of 32 G ranges (G = N, warpred__tile_groups: 4 for most types;
+   G = 1 when there are fewer such tiles than warps; tile t: ranges 32 G t .. 32 G t + 32 G - 1,
+   the warps' tiles in turn), each lane reading the offsets of G ranges. By length:
    - up to a window (warpred__tile_shape: 32 J elements, 512 floats): the tile's short ranges
      are read together, as one sequence, a window at a time (below); their count does not
      matter, only their elements;
@@ -488,13 +489,14 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
    - longer: cut in chunks of WARPRED_ROWS_RANGE_CHUNK elements. A chunk's value is the warp's
      tree over its lanes' shares; the range's result: lane q folds chunks q, q + 32, ... in
      that order, then the warp's tree. That definition does not depend on who computes a
-     chunk, so every warp shares the work: each first queues its long ranges (a slot, and
-     numbers for their chunks, whose partials have room in the scratch; with fewer tiles than
-     warps also the ranges above a window, of one chunk), then does its tiles,
-     then takes queued chunks by number from one counter until none is left; the warp that
-     stores a range's last partial folds them. Before taking chunks a warp waits (a bounded
-     time) for every warp to have queued. Without room in the queue the owner computes every
-     chunk itself, in registers, to the same bits. */
+     chunk, so every warp shares the work: each first queues its long ranges (numbers for
+     their chunks, and an entry each in the queue, while the queue and the partials have room;
+     with fewer tiles of 32 than warps also the ranges above a window, of one chunk), then does
+     its tiles, then takes queued chunks by number from one counter (a run of up to 8 at a time
+     when there are many) until none is left; a range of one chunk is stored by the warp that
+     reads it, else the warp that stores a range's last partial folds them. Before taking
+     chunks a warp waits (a bounded time) for every warp to have queued. Without room in the
+     queue the owner computes every chunk itself, in registers, to the same bits. */
 
 /* Chunk c of a range starting at p (length n) by the warp: its value in every lane. */
 template <typename T, typename Acc, typename Op, typename F>
@@ -509,13 +511,6 @@ __device__ __forceinline__ typename Acc::type warpred__range_chunk(const T *__re
     return warpred__shfl<WARPRED__SHFL_IDX>(0xffffffffu, acc, 0, 32);
 }
 
-/* The slots handed out, at most the queue's: those with a first chunk in words[FIRSTS ..]. */
-__device__ __forceinline__ unsigned warpred__rows_slots(unsigned long long queued)
-{
-    const unsigned slots = (unsigned)(queued >> WARPRED__ROWS_SLOT_SHIFT);
-    return slots < WARPRED_ROWS_QUEUE ? slots : WARPRED_ROWS_QUEUE;
-}
-
 /* Range k's first element (*b) and length: 0 when end[k] <= begin[k]. */
 __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict__ begin,
                                                         const size_t *__restrict__ end, size_t k, size_t *b)
@@ -526,12 +521,11 @@ __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict
 }
 
 /* The warp queues the long ranges its lanes hold (want: range k, n elements from b, n above a
-   chunk, or above a window with fewer tiles than warps) for every warp's shared chunks, with one atomic for all: true in a lane whose
-   range got a slot and room for its partials. Every lane of the warp calls. A lane asks only
-   while a plain read says there may be room, so that the slot and chunk counts stay far inside
-   their bits however many ranges there are. A slot without room still records its first chunk
-   number (above every queued chunk), so that the first chunk numbers of all slots handed out
-   keep rising. */
+   chunk, or above a window with fewer tiles than warps) for every warp's shared chunks, with one
+   atomic for all: true in a lane whose range got room for its chunks' entries and partials (the
+   entries are then written, one per chunk). Every lane of the warp calls. A lane asks only while a plain
+   read says there may be room, so that the slot and chunk counts stay far inside their bits
+   however many ranges there are. */
 __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch s, unsigned *words, bool want,
                                                            size_t k, size_t b, size_t n)
 {
@@ -541,7 +535,7 @@ __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch
     const unsigned long long chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
     if (want) {
         const unsigned long long seen = *(volatile unsigned long long *)queued;
-        want = (seen >> WARPRED__ROWS_SLOT_SHIFT) < WARPRED_ROWS_QUEUE && (seen & low) + chunks <= s.capacity;
+        want = (seen & low) + chunks <= s.capacity;
     }
     if (!__any_sync(full, want)) return false;
     /* the lanes' slots and chunks in lane order: an inclusive scan, one atomic */
@@ -555,20 +549,25 @@ __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch
     unsigned long long got = 0;
     if (l == 31) got = atomicAdd(queued, upto);
     got = __shfl_sync(full, got, 31) + upto - mine;
-    if (!want) return false;
-    const unsigned long long slot = got >> WARPRED__ROWS_SLOT_SHIFT, base = got & low;
-    const bool room = slot < WARPRED_ROWS_QUEUE && base + chunks <= s.capacity;
+    const unsigned long long base = got & low;
+    const bool room = want && base + chunks <= s.capacity;
     const unsigned first = base < s.capacity ? (unsigned)base : s.capacity;
-    if (room) {
-        warpred__rows_entry *en = &s.queue[slot];
-        en->range = k;
-        en->begin = b;
-        en->len = n;
-        en->chunks = (unsigned)chunks;
-        en->base = first;
-    } else
-        atomicMax(&words[WARPRED__ROWS_CUT], ~first);
-    if (slot < WARPRED_ROWS_QUEUE) words[WARPRED__ROWS_FIRSTS + slot] = first;
+    if (want && !room) atomicMax(&words[WARPRED__ROWS_CUT], ~first);
+    /* each queued range's entries, one per chunk, written by the whole warp (a huge range has
+       thousands); done starts at 0 before any warp takes a chunk (they wait for every warp's
+       count, warpred__rows_wait_listed) */
+    for (unsigned todo = __ballot_sync(full, room); todo; todo &= todo - 1) {
+        const int from = __ffs(todo) - 1;
+        warpred__rows_entry en;
+        en.range = __shfl_sync(full, (unsigned long long)k, from);
+        en.begin = __shfl_sync(full, (unsigned long long)b, from);
+        en.len = __shfl_sync(full, (unsigned long long)n, from);
+        en.chunks = __shfl_sync(full, (unsigned)chunks, from);
+        en.base = __shfl_sync(full, first, from);
+        en.done = 0;
+        en.pad = 0;
+        for (unsigned c = l; c < en.chunks; c += 32) s.queue[en.base + c] = en;
+    }
     __threadfence(); /* the entry before the warp's count (warpred__rows_listed) */
     return room;
 }
@@ -610,62 +609,64 @@ __device__ __forceinline__ bool warpred__rows_wait_listed(unsigned *words, unsig
     return __all_sync(0xffffffffu, warpred__load_acquire(&words[WARPRED__ROWS_LISTED]) >= warps);
 }
 
-/* The slot holding chunk c: the last of slots [lo, n) whose first chunk is at most c (first
-   chunks rise with the slots; the first of slot lo is at most c). 32 slots read a round. */
-__device__ __forceinline__ unsigned warpred__rows_find_slot(const unsigned *words, unsigned lo, unsigned n, unsigned c)
-{
-    const unsigned q = threadIdx.x % 32;
-    const volatile unsigned *firsts = words + WARPRED__ROWS_FIRSTS;
-    while (n - lo > 1) {
-        const unsigned step = (n - lo + 31) / 32, at = lo + q * step;
-        const unsigned below = __ballot_sync(0xffffffffu, at < n && firsts[at] <= c);
-        lo += (31 - __clz(below)) * step;
-        n = lo + step < n ? lo + step : n;
-    }
-    return lo;
-}
-
-/* Every warp: queued chunks, taken in their numbers' order from one counter, until none is
-   left; the warp storing an entry's last partial folds them and stores the range's result. */
+/* Every warp: queued chunks, taken in their numbers' order from one counter, K consecutive ones
+   at a time (more when there are many chunks a warp: the counter's atomics would queue up), until
+   none is left; the warp storing a range's last partial folds them and stores the range's result.
+   The next run's first number, and within a run the next chunk's entry, are on their way while
+   a chunk is read. */
 template <typename T, typename Acc, typename Op, typename F, typename O, typename G>
 __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ in, warpred__rows_scratch s,
-                                                          unsigned *words, O *out, Op op, F f, G g)
+                                                          unsigned *words, unsigned warps, O *out, Op op, F f, G g)
 {
     typedef typename Acc::type A;
     const unsigned q = threadIdx.x % 32, full = 0xffffffffu;
     const unsigned long long queued = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
     const unsigned long long handed = queued & ((1ull << WARPRED__ROWS_SLOT_SHIFT) - 1);
     const unsigned cut = ~*(volatile unsigned *)&words[WARPRED__ROWS_CUT];
-    const unsigned slots = warpred__rows_slots(queued);
     const unsigned total = handed < cut ? (unsigned)handed : cut; /* chunks that entries hold */
     if (total == 0) return;
+    const unsigned per_warp = total / (4 * warps), K = per_warp < 1 ? 1 : per_warp > 8 ? 8 : per_warp;
     A *partials = (A *)s.partials;
-    unsigned slot = 0, c = 0, next = 0;
-    if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], 1u);
+    unsigned next = 0;
+    if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], K);
+    unsigned c = __shfl_sync(full, next, 0);
+    if (c >= total) return;
+    if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], K);
+    unsigned end = c + K < total ? c + K : total; /* this run of chunks */
+    warpred__rows_entry en = s.queue[c];
     for (;;) {
+        /* within a run, the next chunk's entry on its way while this one is read (the next run's
+           first number is not waited for here: it is on its way from the counter) */
+        const bool in_run = c + 1 < end;
+        warpred__rows_entry en2 = en;
+        if (in_run) en2 = s.queue[c + 1];
+        const A v = warpred__range_chunk<T, Acc>(in + en.begin, en.len, c - en.base, op, f);
+        if (en.chunks == 1) { /* the range's value, as when its owner reduces it (warpred__range_by_warp) */
+            if (q == 0) warpred__rows_store<Acc>(out, en.range, v, g);
+        } else {
+            unsigned last = 0;
+            if (q == 0) {
+                partials[c] = v;
+                last = warpred__ticket(&s.queue[en.base].done) == en.chunks - 1;
+            }
+            /* bar.warp.sync orders memory among the warp: the first lane's acquire covers all */
+            __syncwarp();
+            if (__shfl_sync(full, last, 0)) {
+                const A total_v = warpred_warp_reduce<32>(
+                    warpred__rows_fold_strided<Acc>(partials + en.base, en.chunks, q, 32, op), op);
+                if (q == 0) warpred__rows_store<Acc>(out, en.range, total_v, g);
+            }
+        }
+        if (in_run) {
+            c++;
+            en = en2;
+            continue;
+        }
         c = __shfl_sync(full, next, 0);
         if (c >= total) return;
-        /* the next chunk's number on its way while this one is read */
-        if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], 1u);
-        slot = warpred__rows_find_slot(words, slot, slots, c);
-        warpred__rows_entry *en = &s.queue[slot];
-        const unsigned chunks = en->chunks, base = en->base;
-        const A v = warpred__range_chunk<T, Acc>(in + en->begin, en->len, c - base, op, f);
-        unsigned last = 0;
-        if (q == 0) {
-            partials[c] = v;
-            last = warpred__ticket(&en->done) == chunks - 1;
-        }
-        /* bar.warp.sync orders memory among the warp: the first lane's acquire covers all */
-        __syncwarp();
-        if (__shfl_sync(full, last, 0)) {
-            /* one chunk: its value, as when its owner reduces it (warpred__range_by_warp) */
-            const A total_v =
-                chunks == 1
-                    ? v
-                    : warpred_warp_reduce<32>(warpred__rows_fold_strided<Acc>(partials + base, chunks, q, 32, op), op);
-            if (q == 0) warpred__rows_store<Acc>(out, en->range, total_v, g);
-        }
+        if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], K);
+        end = c + K < total ? c + K : total;
+        en = s.queue[c];
     }
 }
 
@@ -998,19 +999,23 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     const unsigned q = threadIdx.x % 32, mask = 0xffffffffu;
     unsigned *words = s.counters + s.tickets;
 
+    /* Tiles of `groups` groups of 32 ranges: N while there are at least as many such tiles as
+       warps, else 1 (four times the tiles to share among the warps) */
+    const int groups = (count + TILE - 1) / TILE < warps ? 1 : N;
+    const size_t tile = 32 * (size_t)groups;
     /* 1. queue this warp's long ranges, so that every warp can take their chunks; a lane
        remembers which of its first 64 were queued (bit i: its i-th long range) for step 2. Long:
-       above a chunk; with fewer tiles than warps (the owners alone would leave most warps idle),
-       above a window */
-    const size_t shared_above = (count + TILE - 1) / TILE < warps ? (size_t)WIN : (size_t)CHUNK;
+       above a chunk; with fewer tiles of 32 than warps (the owners alone would leave most warps
+       idle), above a window */
+    const size_t shared_above = (count + 31) / 32 < warps ? (size_t)WIN : (size_t)CHUNK;
     unsigned long long queued = 0;
     unsigned long_ranges = 0;
-    for (size_t k0 = warp * TILE; k0 < count; k0 += warps * TILE)
+    for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile)
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const size_t k = k0 + 32 * i + q;
             size_t b = 0, n = 0;
-            if (k < count) n = warpred__range_length(begin, end, k, &b);
+            if (i < groups && k < count) n = warpred__range_length(begin, end, k, &b);
             if (warpred__rows_queue_ranges(s, words, n > shared_above && long_ranges < 64, k, b, n))
                 queued |= 1ull << long_ranges;
             long_ranges += n > shared_above;
@@ -1020,17 +1025,17 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
 
     /* 2. this warp's tiles of 32 N ranges: the ranges of up to a window together, longer ones
        by the whole warp, long ones that were not queued alone */
-    for (size_t k0 = warp * TILE; k0 < count; k0 += warps * TILE) {
+    for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile) {
         size_t b[N], n[N];
         unsigned in_tile[N], longer[N]; /* longer: a group's ranges for the whole warp after the tile */
 #pragma unroll
         for (int i = 0; i < N; i++) {
             b[i] = n[i] = 0;
-            if (k0 + 32 * i + q < count) n[i] = warpred__range_length(begin, end, k0 + 32 * i + q, &b[i]);
+            if (i < groups && k0 + 32 * i + q < count) n[i] = warpred__range_length(begin, end, k0 + 32 * i + q, &b[i]);
         }
 #pragma unroll
         for (int i = 0; i < N; i++) {
-            if (k0 + 32 * i + q < count && n[i] == 0)
+            if (i < groups && k0 + 32 * i + q < count && n[i] == 0)
                 warpred__rows_store<Acc>(out, k0 + 32 * i + q, warpred__identity<Op, A>(), g);
             in_tile[i] = n[i] <= WIN ? (unsigned)n[i] : 0u;
             bool taken_by_all = false; /* queued in step 1: every warp's in step 3 */
@@ -1055,7 +1060,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
 
     /* 3. the queued chunks, every warp taking them from one counter */
     if (warpred__rows_wait_listed(words, (unsigned)warps))
-        warpred__rows_take_chunks<T, Acc>(in, s, words, out, op, f, g);
+        warpred__rows_take_chunks<T, Acc>(in, s, words, (unsigned)warps, out, op, f, g);
 
     /* 4. the last block out sets the queue back to empty for the next launch */
     __shared__ bool last_block;
@@ -1063,14 +1068,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     if (threadIdx.x == 0) last_block = warpred__ticket(&words[WARPRED__ROWS_EXITED]) == gridDim.x - 1;
     __syncthreads();
     if (!last_block) return;
-    const unsigned long long handed = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
-    const unsigned used = warpred__rows_slots(handed);
-    for (unsigned slot = threadIdx.x; slot < used; slot += WARPRED_ROWS_THREADS) {
-        s.queue[slot].done = 0;
-        words[WARPRED__ROWS_FIRSTS + slot] = 0;
-    }
-    __syncthreads(); /* every thread has read the queue's length */
-    if (threadIdx.x < WARPRED__ROWS_FIRSTS) words[threadIdx.x] = 0;
+    if (threadIdx.x < WARPRED__ROWS_WORDS) words[threadIdx.x] = 0;
 }
 
 /* ---- empty shapes ---- */
