@@ -158,6 +158,15 @@ template <class L> __device__ __forceinline__ bool rk_full(int len, int j)
     return warpred_row_elem<L>(j * L::VEC) + L::VEC <= len;
 }
 
+/* The row's (max, sum) pair from each thread's own: one allreduce of op_softmax's pair. */
+template <class L> __device__ __forceinline__ warpred_softmax<float> rk_pair_allreduce(float m, float s)
+{
+    warpred_softmax<float> pair;
+    pair.max = m;
+    pair.sum = s;
+    return warpred_row_allreduce<L>(pair, warpred_op_softmax());
+}
+
 /* =========================================== softmax =========================================== */
 
 template <class L, typename T>
@@ -178,10 +187,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L)) rk_softmax_regs(co
                (max, sum) pair instead of the row's max, then its sum */
 #pragma unroll
             for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -rk_shift(m)));
-            warpred_softmax<float> pair;
-            pair.max = m;
-            pair.sum = s;
-            pair = warpred_row_allreduce<L>(pair, warpred_op_softmax());
+            const warpred_softmax<float> pair = rk_pair_allreduce<L>(m, s);
             m = pair.max;
             s = pair.sum;
         } else {
@@ -312,10 +318,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 #pragma unroll
             for (int u = 0; u < L::VECS; u++) p[u] = next[u];
         }
-        warpred_softmax<float> pair;
-        pair.max = m;
-        pair.sum = s;
-        pair = warpred_row_allreduce<L>(pair, warpred_op_softmax());
+        const warpred_softmax<float> pair = rk_pair_allreduce<L>(m, s);
         const float ms = rk_shift(pair.max);
         const float inv = pair.sum > 0.0f ? 1.0f / pair.sum : (pair.sum == 0.0f ? 0.0f : pair.sum);
         T *out = y + row * len;
@@ -754,10 +757,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 #pragma unroll
                 for (int u = 0; u < L::VECS; u++) p[u] = next[u];
         }
-        warpred_softmax<float> pair;
-        pair.max = m;
-        pair.sum = s;
-        pair = warpred_row_allreduce<L>(pair, warpred_op_softmax());
+        const warpred_softmax<float> pair = rk_pair_allreduce<L>(m, s);
         best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
         if (warpred_row_rank<L>() == 0)
             rk_ce_finish(in, len, targets[row], pair.max, pair.sum, best.index, loss, argmax, row);
