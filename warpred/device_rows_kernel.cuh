@@ -58,14 +58,17 @@ typedef struct warpred__rows_entry {
    chunk numbers handed out (below), taken in one atomic so that entries' first chunks rise with
    their slots; TAKEN: chunk numbers taken by helpers; CUT: the complement of the first chunk
    number that no entry holds (0: none cut); LISTED: warps that have queued all their long
-   ranges; EXITED: blocks done. */
+   ranges; EXITED: blocks done; TILES: WARPRED__ROWS_STREAMS counters of 64 bits, each of the
+   last quarter's tiles of ranges taken by its warps. */
 enum {
     WARPRED__ROWS_QUEUED = 0, /* and 1 */
     WARPRED__ROWS_TAKEN = 2,
     WARPRED__ROWS_CUT,
     WARPRED__ROWS_LISTED,
     WARPRED__ROWS_EXITED,
-    WARPRED__ROWS_WORDS,
+    WARPRED__ROWS_TILES = 6,   /* 64 bits each */
+    WARPRED__ROWS_STREAMS = 8, /* counters of the last quarter's tiles: fewer atomics on each */
+    WARPRED__ROWS_WORDS = WARPRED__ROWS_TILES + 2 * WARPRED__ROWS_STREAMS,
     WARPRED__ROWS_SLOT_SHIFT = 44
 };
 
@@ -480,8 +483,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 /* ---- ranges ---- */
 
 /* RANGES  A warp takes tiles of 32 G ranges (G = N, warpred__tile_groups: 4 for most types;
-   G = 1 when there are fewer such tiles than warps; tile t: ranges 32 G t .. 32 G t + 32 G - 1,
-   the warps' tiles in turn), each lane reading the offsets of G ranges. By length:
+   G = 1 when there are fewer such tiles than warps; tile t: ranges 32 G t .. 32 G t + 32 G - 1)
+   from one counter, each lane reading the offsets of G ranges. By length:
    - up to a window (warpred__tile_shape: 32 J elements, 512 floats): the tile's short ranges
      are read together, as one sequence, a window at a time (below); their count does not
      matter, only their elements;
@@ -489,14 +492,15 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
    - longer: cut in chunks of WARPRED_ROWS_RANGE_CHUNK elements. A chunk's value is the warp's
      tree over its lanes' shares; the range's result: lane q folds chunks q, q + 32, ... in
      that order, then the warp's tree. That definition does not depend on who computes a
-     chunk, so every warp shares the work: each first queues its long ranges (numbers for
-     their chunks, and an entry each in the queue, while the queue and the partials have room;
-     with fewer tiles of 32 than warps also the ranges above a window, of one chunk), then does
-     its tiles, then takes queued chunks by number from one counter (a run of up to 8 at a time
+     chunk, so every warp shares the work: each first reads the offsets of its share of the
+     tiles (warp, warp + warps, ...) and queues their long ranges (numbers for their chunks,
+     and an entry each in the queue, while the queue and the partials have room; with fewer
+     tiles of 32 than warps also the ranges above a window, of one chunk; a long range without
+     room it computes at once, chunk by chunk in registers, to the same bits), then takes tiles
+     from the counter, then queued chunks by number from another (a run of up to 8 at a time
      when there are many) until none is left; a range of one chunk is stored by the warp that
      reads it, else the warp that stores a range's last partial folds them. Before taking
-     chunks a warp waits (a bounded time) for every warp to have queued. Without room in the
-     queue the owner computes every chunk itself, in registers, to the same bits. */
+     chunks a warp waits (a bounded time) for every warp to have queued. */
 
 /* Chunk c of a range starting at p (length n) by the warp: its value in every lane. */
 template <typename T, typename Acc, typename Op, typename F>
@@ -1003,29 +1007,52 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
        warps, else 1 (four times the tiles to share among the warps) */
     const int groups = (count + TILE - 1) / TILE < warps ? 1 : N;
     const size_t tile = 32 * (size_t)groups;
-    /* 1. queue this warp's long ranges, so that every warp can take their chunks; a lane
-       remembers which of its first 64 were queued (bit i: its i-th long range) for step 2. Long:
-       above a chunk; with fewer tiles of 32 than warps (the owners alone would leave most warps
-       idle), above a window */
+    /* 1. queue the long ranges of this warp's share (tiles warp, warp + warps, ...), so that
+       every warp can take their chunks: above a chunk; with fewer tiles of 32 than warps (the
+       owners alone would leave most warps idle), above a window. A long range the queue has no
+       room for is reduced now by this warp alone, in registers (to the same bits). */
     const size_t shared_above = (count + 31) / 32 < warps ? (size_t)WIN : (size_t)CHUNK;
-    unsigned long long queued = 0;
-    unsigned long_ranges = 0;
-    for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile)
+    for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile) {
+        unsigned alone[N];
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const size_t k = k0 + 32 * i + q;
             size_t b = 0, n = 0;
             if (i < groups && k < count) n = warpred__range_length(begin, end, k, &b);
-            if (warpred__rows_queue_ranges(s, words, n > shared_above && long_ranges < 64, k, b, n))
-                queued |= 1ull << long_ranges;
-            long_ranges += n > shared_above;
+            const bool queued = warpred__rows_queue_ranges(s, words, n > shared_above, k, b, n);
+            alone[i] = __ballot_sync(mask, n > shared_above && !queued);
         }
+#pragma unroll 1
+        for (int i = 0; i < N; i++)
+            for (unsigned todo = warpred__pick(alone, i); todo; todo &= todo - 1) {
+                const size_t k = k0 + 32 * i + __ffs(todo) - 1;
+                size_t rb;
+                const size_t rn = warpred__range_length(begin, end, k, &rb);
+                warpred__range_by_warp<T, Acc>(in, k, rb, rn, out, op, f, g);
+            }
+    }
     warpred__rows_listed(words);
-    unsigned met = 0; /* long ranges of this lane met again in step 2 */
 
-    /* 2. this warp's tiles of 32 N ranges: the ranges of up to a window together, longer ones
-       by the whole warp, long ones that were not queued alone */
-    for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile) {
+    /* 2. tiles of ranges: the first three quarters in turn (warp, warp + warps, ...: the tiles
+       scanned in 1, whose offsets this SM has just read), the rest from WARPRED__ROWS_STREAMS
+       counters (warp w's: tiles fixed + w % STREAMS + STREAMS j) until none is left, so that
+       warps whose tiles took long are not waited for. Each tile: the ranges of up to a window
+       together, those up to shared_above by the whole warp after the tile (the longer ones were
+       dealt with in 1) */
+    const size_t ntiles = (count + tile - 1) / tile, fixed = ntiles - ntiles / 4;
+    const unsigned stream = (unsigned)(warp % WARPRED__ROWS_STREAMS);
+    unsigned long long *taken = (unsigned long long *)&words[WARPRED__ROWS_TILES] + stream;
+    unsigned long long asked = 0; /* in lane 0: the counter's answer, on its way */
+    const auto ask = [&]() {
+        if (q == 0) asked = atomicAdd(taken, 1ull);
+    };
+    const auto answer = [&]() -> size_t {
+        return fixed + stream + WARPRED__ROWS_STREAMS * (size_t)__shfl_sync(mask, asked, 0);
+    };
+    if (warp >= fixed) ask();
+    for (size_t t = warp < fixed ? warp : answer(); t < ntiles; t = t + warps < fixed ? t + warps : answer()) {
+        if (t + warps >= fixed) ask(); /* the next tile's number on its way while this one is read */
+        const size_t k0 = t * tile;
         size_t b[N], n[N];
         unsigned in_tile[N], longer[N]; /* longer: a group's ranges for the whole warp after the tile */
 #pragma unroll
@@ -1038,12 +1065,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
             if (i < groups && k0 + 32 * i + q < count && n[i] == 0)
                 warpred__rows_store<Acc>(out, k0 + 32 * i + q, warpred__identity<Op, A>(), g);
             in_tile[i] = n[i] <= WIN ? (unsigned)n[i] : 0u;
-            bool taken_by_all = false; /* queued in step 1: every warp's in step 3 */
-            if (n[i] > shared_above) {
-                taken_by_all = met < 64 && ((queued >> met) & 1);
-                met++;
-            }
-            longer[i] = __ballot_sync(mask, n[i] > WIN && !taken_by_all);
+            longer[i] = __ballot_sync(mask, n[i] > WIN && n[i] <= shared_above);
         }
         warpred__tile_ranges<T, Acc>(in, sm, k0, in_tile, b, out, op, f, g);
         /* one copy of this code for every group (a smaller kernel: fewer instruction cache
