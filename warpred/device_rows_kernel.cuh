@@ -708,6 +708,24 @@ __device__ __forceinline__ void warpred__range_by_warp(const T *__restrict__ in,
     if (q == 0) warpred__rows_store<Acc>(out, k, acc, g);
 }
 
+/* The ranges of groups of 32 from k0 that the masks name (bit l of todo[i]: range k0 + 32 i + l),
+   each by the whole warp: one copy of this code for every group (a smaller kernel, fewer
+   instruction cache misses), the offsets read again (nothing kept in registers meanwhile). */
+template <typename T, typename Acc, int N, typename Op, typename F, typename O, typename G>
+__device__ __forceinline__ void warpred__ranges_by_warp(const T *__restrict__ in, const size_t *__restrict__ begin,
+                                                        const size_t *__restrict__ end, size_t k0,
+                                                        const unsigned (&todo)[N], O *out, Op op, F f, G g)
+{
+#pragma unroll 1
+    for (int i = 0; i < N; i++)
+        for (unsigned left = warpred__pick(todo, i); left; left &= left - 1) {
+            const size_t k = k0 + 32 * i + __ffs(left) - 1;
+            size_t rb;
+            const size_t rn = warpred__range_length(begin, end, k, &rb);
+            warpred__range_by_warp<T, Acc>(in, k, rb, rn, out, op, f, g);
+        }
+}
+
 /* ---- ranges: a warp's tile of ranges ---- */
 
 /* A tile: the ranges of up to one window (WIN elements) among 32 N consecutive ranges
@@ -1022,14 +1040,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
             const bool queued = warpred__rows_queue_ranges(s, words, n > shared_above, k, b, n);
             alone[i] = __ballot_sync(mask, n > shared_above && !queued);
         }
-#pragma unroll 1
-        for (int i = 0; i < N; i++)
-            for (unsigned todo = warpred__pick(alone, i); todo; todo &= todo - 1) {
-                const size_t k = k0 + 32 * i + __ffs(todo) - 1;
-                size_t rb;
-                const size_t rn = warpred__range_length(begin, end, k, &rb);
-                warpred__range_by_warp<T, Acc>(in, k, rb, rn, out, op, f, g);
-            }
+        warpred__ranges_by_warp<T, Acc>(in, begin, end, k0, alone, out, op, f, g);
     }
     warpred__rows_listed(words);
 
@@ -1068,16 +1079,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
             longer[i] = __ballot_sync(mask, n[i] > WIN && n[i] <= shared_above);
         }
         warpred__tile_ranges<T, Acc>(in, sm, k0, in_tile, b, out, op, f, g);
-        /* one copy of this code for every group (a smaller kernel: fewer instruction cache
-           misses), the offsets read again (nothing kept across the tile) */
-#pragma unroll 1
-        for (int i = 0; i < N; i++)
-            for (unsigned todo = warpred__pick(longer, i); todo; todo &= todo - 1) {
-                const size_t k = k0 + 32 * i + __ffs(todo) - 1;
-                size_t rb;
-                const size_t rn = warpred__range_length(begin, end, k, &rb);
-                warpred__range_by_warp<T, Acc>(in, k, rb, rn, out, op, f, g);
-            }
+        warpred__ranges_by_warp<T, Acc>(in, begin, end, k0, longer, out, op, f, g);
     }
 
     /* 3. the queued chunks, every warp taking them from one counter */
