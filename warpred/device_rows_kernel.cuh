@@ -54,10 +54,9 @@ typedef struct warpred__rows_entry {
     unsigned pad;
 } warpred__rows_entry;
 
-/* The queue's words. QUEUED (64 bits): slots handed out (above bit WARPRED__ROWS_SLOT_SHIFT) and
-   chunk numbers handed out (below), taken in one atomic so that entries' first chunks rise with
-   their slots; TAKEN: chunk numbers taken by helpers; CUT: the complement of the first chunk
-   number that no entry holds (0: none cut); LISTED: warps that have queued all their long
+/* The queue's words. QUEUED (64 bits): chunk numbers handed out, taken in one atomic a warp;
+   TAKEN: chunk numbers taken by helpers; CUT: the complement of the first chunk number that no
+   entry holds (0: none cut); LISTED: warps that have queued all their long
    ranges; EXITED: blocks done; TILES: WARPRED__ROWS_STREAMS counters of 64 bits, each of the
    last quarter's tiles of ranges taken by its warps. */
 enum {
@@ -68,8 +67,7 @@ enum {
     WARPRED__ROWS_EXITED,
     WARPRED__ROWS_TILES = 6,   /* 64 bits each */
     WARPRED__ROWS_STREAMS = 8, /* counters of the last quarter's tiles: fewer atomics on each */
-    WARPRED__ROWS_WORDS = WARPRED__ROWS_TILES + 2 * WARPRED__ROWS_STREAMS,
-    WARPRED__ROWS_SLOT_SHIFT = 44
+    WARPRED__ROWS_WORDS = WARPRED__ROWS_TILES + 2 * WARPRED__ROWS_STREAMS
 };
 
 typedef struct warpred__rows_scratch {
@@ -527,23 +525,22 @@ __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict
 /* The warp queues the long ranges its lanes hold (want: range k, n elements from b, n above a
    chunk, or above a window with fewer tiles than warps) for every warp's shared chunks, with one
    atomic for all: true in a lane whose range got room for its chunks' entries and partials (the
-   entries are then written, one per chunk). Every lane of the warp calls. A lane asks only while a plain
-   read says there may be room, so that the slot and chunk counts stay far inside their bits
-   however many ranges there are. */
+   entries are then written, one per chunk). Every lane of the warp calls. A lane asks only while
+   a plain read says there may be room, so that the count of chunks handed out stays near the
+   queue's size however many ranges there are. */
 __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch s, unsigned *words, bool want,
                                                            size_t k, size_t b, size_t n)
 {
     const unsigned l = threadIdx.x % 32, full = 0xffffffffu;
-    const unsigned long long low = (1ull << WARPRED__ROWS_SLOT_SHIFT) - 1;
     unsigned long long *queued = (unsigned long long *)&words[WARPRED__ROWS_QUEUED];
     const unsigned long long chunks = (n + WARPRED_ROWS_RANGE_CHUNK - 1) / WARPRED_ROWS_RANGE_CHUNK;
     if (want) {
         const unsigned long long seen = *(volatile unsigned long long *)queued;
-        want = (seen & low) + chunks <= s.capacity;
+        want = seen + chunks <= s.capacity;
     }
     if (!__any_sync(full, want)) return false;
-    /* the lanes' slots and chunks in lane order: an inclusive scan, one atomic */
-    const unsigned long long mine = want ? (1ull << WARPRED__ROWS_SLOT_SHIFT) + chunks : 0;
+    /* the lanes' chunks in lane order: an inclusive scan, one atomic */
+    const unsigned long long mine = want ? chunks : 0;
     unsigned long long upto = mine;
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) {
@@ -553,7 +550,7 @@ __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch
     unsigned long long got = 0;
     if (l == 31) got = atomicAdd(queued, upto);
     got = __shfl_sync(full, got, 31) + upto - mine;
-    const unsigned long long base = got & low;
+    const unsigned long long base = got;
     const bool room = want && base + chunks <= s.capacity;
     const unsigned first = base < s.capacity ? (unsigned)base : s.capacity;
     if (want && !room) atomicMax(&words[WARPRED__ROWS_CUT], ~first);
@@ -625,7 +622,7 @@ __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ 
     typedef typename Acc::type A;
     const unsigned q = threadIdx.x % 32, full = 0xffffffffu;
     const unsigned long long queued = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
-    const unsigned long long handed = queued & ((1ull << WARPRED__ROWS_SLOT_SHIFT) - 1);
+    const unsigned long long handed = queued;
     const unsigned cut = ~*(volatile unsigned *)&words[WARPRED__ROWS_CUT];
     const unsigned total = handed < cut ? (unsigned)handed : cut; /* chunks that entries hold */
     if (total == 0) return;
