@@ -481,8 +481,9 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 /* ---- ranges ---- */
 
 /* RANGES  A warp takes tiles of 32 G ranges (G = N, warpred__tile_groups: 4 for most types;
-   G = 1 when there are fewer such tiles than warps; tile t: ranges 32 G t .. 32 G t + 32 G - 1)
-   from one counter, each lane reading the offsets of G ranges. By length:
+   G = 1 when there are fewer such tiles than warps; tile t: ranges 32 G t .. 32 G t + 32 G - 1),
+   the first three quarters of the tiles in turn, the rest from counters (step 2 in
+   warpred__ranges_kernel), each lane reading the offsets of G ranges. By length:
    - up to a window (warpred__tile_shape: 32 J elements, 512 floats): the tile's short ranges
      are read together, as one sequence, a window at a time (below); their count does not
      matter, only their elements;
@@ -494,8 +495,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
      tiles (warp, warp + warps, ...) and queues their long ranges (numbers for their chunks,
      and an entry each in the queue, while the queue and the partials have room; with fewer
      tiles of 32 than warps also the ranges above a window, of one chunk; a long range without
-     room it computes at once, chunk by chunk in registers, to the same bits), then takes tiles
-     from the counter, then queued chunks by number from another (a run of up to 8 at a time
+     room it computes at once, chunk by chunk in registers, to the same bits), then does
+     tiles, then takes queued chunks by number from another (a run of up to 8 at a time
      when there are many) until none is left; a range of one chunk is stored by the warp that
      reads it, else the warp that stores a range's last partial folds them. Before taking
      chunks a warp waits (a bounded time) for every warp to have queued. */
@@ -549,8 +550,7 @@ __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch
     }
     unsigned long long got = 0;
     if (l == 31) got = atomicAdd(queued, upto);
-    got = __shfl_sync(full, got, 31) + upto - mine;
-    const unsigned long long base = got;
+    const unsigned long long base = __shfl_sync(full, got, 31) + upto - mine;
     const bool room = want && base + chunks <= s.capacity;
     const unsigned first = base < s.capacity ? (unsigned)base : s.capacity;
     if (want && !room) atomicMax(&words[WARPRED__ROWS_CUT], ~first);
@@ -621,8 +621,7 @@ __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ 
 {
     typedef typename Acc::type A;
     const unsigned q = threadIdx.x % 32, full = 0xffffffffu;
-    const unsigned long long queued = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
-    const unsigned long long handed = queued;
+    const unsigned long long handed = *(volatile unsigned long long *)&words[WARPRED__ROWS_QUEUED];
     const unsigned cut = ~*(volatile unsigned *)&words[WARPRED__ROWS_CUT];
     const unsigned total = handed < cut ? (unsigned)handed : cut; /* chunks that entries hold */
     if (total == 0) return;
