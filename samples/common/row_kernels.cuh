@@ -11,6 +11,7 @@
              len <= 512, 1024       a warp, 16 or 32 values a lane, 8 rows a block
              len <= 2048 .. 16384   a block of 128, 256, 512, 512 threads, 16 or 32 values a thread
              len <= 262144          a cluster of ceil(len / 16384) blocks of 512 threads x 32 values
+                                    (softmax: ceil(len / 32768) blocks of 1024, rk_cluster_layout)
        bfloat16 len <= 32 .. 512    a segment of 2, 4, 8, 16 or 32 lanes (16 values each)
              len <= 1024, 2048      a warp, 32 or 64 values a lane
              len <= 4096 .. 16384   a block of 128, 256, 512 threads, 32 values a thread
@@ -903,6 +904,18 @@ static cudaError_t rk_launch_grouped(void (*kernel)(Params...), long long rows, 
     return rk_launch<L>(kernel, (rows + RK_NORM_ROWS - 1) / RK_NORM_ROWS, 1, stream, args...);
 }
 
+/* The layout of rows that a cluster holds in registers: the table's (blocks of 512 threads), but
+   blocks of 1024 for float softmax: half the blocks a row, each an SM's whole share of threads,
+   so twice the rows in flight. On an H200 that was faster for float softmax at every cluster
+   length, and not for cross-entropy, the norms or bfloat16 softmax (CHANGELOG), which keep 512. */
+template <typename T> struct rk_softmax_run;
+template <typename T, class Run> struct rk_cluster_layout {
+    typedef rk_regs<T, RK_CLUSTER_MAX> type;
+};
+template <> struct rk_cluster_layout<float, rk_softmax_run<float>> {
+    typedef warpred_row_layout<float, 1024, 32, 16> type;
+};
+
 /* Calls run<L>() with the layout for rows of len: the register layouts of the table, the cluster
    layout when the GPU runs a large enough cluster, else the streamed one. */
 template <typename T, class Run> static cudaError_t rk_by_length(int len, Run run)
@@ -918,9 +931,10 @@ template <typename T, class Run> static cudaError_t rk_by_length(int len, Run ru
     if (len <= 8192) return run.template go<rk_regs<T, 8192>>(1);
     if (len <= RK_BLOCK_MAX) return run.template go<rk_regs<T, RK_BLOCK_MAX>>(1);
     if (len <= RK_CLUSTER_MAX) {
-        typedef rk_regs<T, RK_CLUSTER_MAX> C;
+        typedef typename rk_cluster_layout<T, Run>::type C;
         const int need = (len + C::THREADS * C::PER_THREAD - 1) / (C::THREADS * C::PER_THREAD);
-        if (run.template limit<C>() >= need) return run.template go<C>(need);
+        const int limit = run.template limit<C>(); /* 1: no clusters (the kernel is empty there) */
+        if (limit > 1 && limit >= need) return run.template go<C>(need);
     }
     const int cluster = run.template limit<rk_stream<T>>();
     if (cluster > 1) return run.template go<rk_stream<T>>(cluster);
