@@ -8,7 +8,7 @@
        allreduce a shuffle butterfly inside the segment;
      - up to 1024: a warp; up to 16384: a block (warpred_block_allreduce);
      - up to 262144: the blocks of a thread-block cluster (warpred_cluster_allreduce, sm_90): the row
-       still sits in registers, spread over up to 16 SMs;
+       still sits in registers, spread over up to 8 SMs (blocks of 1024 threads in float32);
      - longer: streamed in two passes; the first forms the online (max, sum) pair of op_softmax.cuh
        (one pass for both statistics), the second writes.
    The row is read once into registers with 16-byte loads, reduced twice and written from there.
