@@ -347,8 +347,11 @@ template <typename T, typename Fn> static void each_column_shape(size_t max_elem
 
 /* R_SOME and R_MANY: enough ranges for the kernel's other tile sizes (the others have fewer than
    32 per resident warp: tiles of 32, the longer ranges queued; R_SOME, full size: 32 to 128 per
-   warp on an H200, tiles of 32 and only ranges above a chunk queued; R_MANY: tiles of 128) */
-enum { R_RANDOM, R_UNIFORM, R_POWER, R_HUGE, R_ONE, R_CSR, R_SOME, R_MANY, R_SETS };
+   warp on an H200, tiles of 32 and only ranges above a chunk queued; R_MANY: tiles of 128).
+   R_PIECES: consecutive short ranges with a jump now and then (a gap, an overlap or a range longer
+   than a tile's window), one in 12 ranges in the first half and one in 48 in the second, so that
+   a tile's elements lie in one to many pieces of the input, in tiles of 32 and of 128. */
+enum { R_RANDOM, R_UNIFORM, R_POWER, R_HUGE, R_ONE, R_CSR, R_SOME, R_MANY, R_PIECES, R_SETS };
 static const char *const set_name[] = {"random, any order, overlapping, empty ones",
                                        "uniform lengths 1..64",
                                        "power-law lengths up to 1e5",
@@ -356,7 +359,8 @@ static const char *const set_name[] = {"random, any order, overlapping, empty on
                                        "all empty but one",
                                        "CSR offsets (begin = o, end = o + 1)",
                                        "2^17 ranges of 0..15, one in 997 of 600..20600",
-                                       "2^20 ranges of 0..15, one in 997 of 600..20600"};
+                                       "2^20 ranges of 0..15, one in 997 of 600..20600",
+                                       "consecutive ranges of 0..15 in pieces (a jump in 12, then in 48)"};
 static size_t set_count(int set)
 {
     const int q = wt_quick();
@@ -368,6 +372,7 @@ static size_t set_count(int set)
     case R_ONE: return 257;
     case R_SOME: return q ? (size_t)1 << 12 : (size_t)1 << 17;
     case R_MANY: return q ? (size_t)1 << 14 : (size_t)1 << 20;
+    case R_PIECES: return q ? (size_t)1 << 17 : (size_t)1 << 20; /* quick: still tiles with ranges up to a chunk */
     default: return q ? 300 : 3000;
     }
 }
@@ -424,6 +429,22 @@ static range_set build_ranges(int set)
         case R_SOME:
         case R_MANY: { /* consecutive, wrapping around the region */
             const size_t len = k % 997 == 5 ? 600 + (size_t)wt_rand_below(20001) : (size_t)wt_rand_below(16);
+            if (at + len > region) at = (size_t)wt_rand_below(8);
+            b = at;
+            e = b + len;
+            at = e;
+            break;
+        }
+        case R_PIECES: { /* consecutive, a jump now and then, wrapping around the region */
+            size_t len = (size_t)wt_rand_below(16);
+            if (wt_rand_below(k < s.count / 2 ? 12 : 48) == 0) {
+                const int jump = wt_rand_below(3);
+                if (jump == 0) at += 1 + (size_t)wt_rand_below(8); /* a gap */
+                else if (jump == 1)
+                    at -= at < 8 ? at : 1 + (size_t)wt_rand_below(8); /* an overlap */
+                else
+                    len = 600 + (size_t)wt_rand_below(1500); /* not in the tile */
+            }
             if (at + len > region) at = (size_t)wt_rand_below(8);
             b = at;
             e = b + len;
@@ -502,7 +523,7 @@ struct wt_short {}; /* as f and g: the short forms (reduce_rows, _columns, _rang
 
 /* Kinds: which kinds (bits 1 << K_ROWS, K_COLUMNS, K_RANGES) this instantiation serves: the
    others' kernels are not compiled (the build is long enough). */
-enum { KINDS_ALL = 7, KINDS_ROWS = 1 << K_ROWS };
+enum { KINDS_ALL = 7, KINDS_ROWS = 1 << K_ROWS, KINDS_RANGES = 1 << K_RANGES };
 
 template <int Kinds, typename T, typename O, typename Op, typename F, typename G>
 static cudaError_t launch(const warpred_rows_plan *plan, const problem *p, const T *in, O *out, Op op, F f, G g,
@@ -1126,7 +1147,14 @@ template <typename F, typename Op> struct fam_minmax {
     typedef F T;
     typedef F O;
     typedef uint64_t Ref;
-    enum { auto_match = 0, kinds = sizeof(F) == 8 ? KINDS_ROWS : KINDS_ALL };
+    /* 8-byte elements: rows, and ranges for the two operations test_ranges checks */
+    enum {
+        auto_match = 0,
+        kinds = sizeof(F) != 8 ? KINDS_ALL
+                : std::is_same<Op, warpred_op_max>::value || std::is_same<Op, warpred_op_min_num>::value
+                    ? KINDS_ROWS | KINDS_RANGES
+                    : KINDS_ROWS
+    };
     static const char *name()
     {
         static char buf[64];
@@ -1952,6 +1980,7 @@ static void test_ranges(void **state)
     const size_t cap = ranges_cap();
     int *xi = (int *)wt_host_alloc(cap * sizeof(int)), *d_xi = (int *)wt_dev_alloc(cap * sizeof(int));
     float *x = (float *)wt_host_alloc(cap * sizeof(float)), *d_x = (float *)wt_dev_alloc(cap * sizeof(float));
+    double *xd = (double *)wt_host_alloc(cap * sizeof(double)), *d_xd = (double *)wt_dev_alloc(cap * sizeof(double));
     size_t most = 0;
     for (int set = 0; set < R_SETS; set++) most = set_count(set) > most ? set_count(set) : most;
     env e = env_make(plan, most);
@@ -1991,6 +2020,19 @@ static void test_ranges(void **state)
         fill_problem(p, x, cap, TRAP_FLOAT, slice_from(wide_value), fill_wide);
         upload_problem(p, x, d_x, cap);
         check_rsum<KINDS_ALL, float>(&e, dplan, p, x, d_x, NULL, 1, range_strats, ns);
+        if (set == R_RANDOM || set == R_CSR || set == R_PIECES) { /* 8-byte elements: 8 a lane in a tile */
+            problem pd = range_problem<double>(&rs, set);
+            p = &pd;
+            fill_problem(
+                p, xd, cap, wt_type<double>::special(WT_SP_SNAN),
+                [](size_t, size_t n, const std::function<void(size_t, double)> &put) {
+                    fill_minmax_slice<double>(n, put);
+                },
+                fill_minmax_flat<double>);
+            upload_problem(p, xd, d_xd, cap);
+            check_family<fam_minmax<double, warpred_op_max> >(&e, p, xd, d_xd, range_strats, ns);
+            check_family<fam_minmax<double, warpred_op_min_num> >(&e, p, xd, d_xd, range_strats, ns);
+        }
         free_ranges(&rs, set);
     }
     env_free(&e);

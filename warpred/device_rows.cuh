@@ -104,14 +104,13 @@
    partials the column group's last block folds in part order (tickets in the scratch).
    Ranges take AUTO only (plan.strategy WARPRED_ROWS_AUTO; plan.lanes is not read): a warp takes
    128 ranges at a time (fewer for large accumulators, and 32 when there are fewer such tiles
-   than the GPU's resident warps); those of up to 32 J elements (J = 16 up to 4-byte types,
-   64 / sizeof(T) for larger ones) are read together as one sequence, coalesced,
-   through shared memory, each lane folding J elements in order and the lanes meeting in a
-   segmented scan, so a tile of tiny ranges costs about what its elements cost; longer ranges
-   take the whole warp (16-byte loads); a range longer than WARPRED_ROWS_RANGE_CHUNK elements
-   (with fewer tiles than warps: longer than 32 J) is cut in chunks that every warp takes from
-   a queue in the scratch (RANGES in device_rows_kernel.cuh), so one huge range among tiny
-   ones, or a few long ones, do not leave the GPU idle.
+   than the GPU's resident warps); those of up to WARPRED_ROWS_RANGE_CHUNK elements (with fewer
+   tiles than warps: up to 32 J, J = 16 up to 4-byte types, 64 / sizeof(T) for larger ones)
+   are read together as one sequence, 32 J elements at a time, coalesced, through shared
+   memory, each lane folding J elements in order and the lanes meeting in a segmented scan, so
+   a tile of tiny ranges costs about what its elements cost; a longer range is cut in chunks
+   that every warp takes from a queue in the scratch (RANGES in device_rows_kernel.cuh), so one
+   huge range among tiny ones, or a few long ones, do not leave the GPU idle.
    Figures for every strategy and length: docs/BENCHMARKS.md (bench_segmented).
 
    DETERMINISM  The strategy depends only on the shape (rows, cols, ld, count), the plan and the

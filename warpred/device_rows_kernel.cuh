@@ -484,10 +484,10 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
    G = 1 when there are fewer such tiles than warps; tile t: ranges 32 G t .. 32 G t + 32 G - 1),
    the first three quarters of the tiles in turn, the rest from counters (step 2 in
    warpred__ranges_kernel), each lane reading the offsets of G ranges. By length:
-   - up to a window (warpred__tile_shape: 32 J elements, 512 floats): the tile's short ranges
-     are read together, as one sequence, a window at a time (below); their count does not
-     matter, only their elements;
-   - up to WARPRED_ROWS_RANGE_CHUNK elements: the whole warp, 16-byte loads, its tree;
+   - up to WARPRED_ROWS_RANGE_CHUNK elements (with fewer tiles of 32 than warps: up to a window,
+     warpred__tile_shape: 32 J elements, 512 floats): the tile's ranges are read together, as
+     one sequence, a window at a time (below); their count does not matter, only their
+     elements, and a range of several windows streams through like many short ones;
    - longer: cut in chunks of WARPRED_ROWS_RANGE_CHUNK elements. A chunk's value is the warp's
      tree over its lanes' shares; the range's result: lane q folds chunks q, q + 32, ... in
      that order, then the warp's tree. That definition does not depend on who computes a
@@ -724,11 +724,11 @@ __device__ __forceinline__ void warpred__ranges_by_warp(const T *__restrict__ in
 
 /* ---- ranges: a warp's tile of ranges ---- */
 
-/* A tile: the ranges of up to one window (WIN elements) among 32 N consecutive ranges
-   (warpred__tile_groups); longer ones are reduced apart (warpred__ranges_kernel). Window by window the warp loads the tile's
-   elements in order, coalesced, into shared memory (the next window's loads in flight while this
-   one is folded); lane l folds the window's elements l * J .. l * J + J - 1 in order, across
-   range boundaries (warpred__tile_ranges). */
+/* A tile: the ranges of up to a chunk (or a window, warpred__ranges_kernel) among 32 N
+   consecutive ranges (warpred__tile_groups); longer ones are reduced apart. Window by window (WIN
+   elements) the warp loads the tile's elements in order, coalesced, into shared memory (the next
+   window's loads in flight while this one is folded); lane l folds the window's elements
+   l * J .. l * J + J - 1 in order, across range boundaries (warpred__tile_ranges). */
 template <typename T> struct warpred__tile_shape {
     enum {
         J = sizeof(T) >= 64       ? 1
@@ -751,7 +751,7 @@ template <typename T> struct warpred__tile_shape {
    the window: more ranges a tile fill its windows when ranges are short. */
 template <typename T, typename A> struct warpred__tile_groups {
     enum {
-        ROOM = 6144 - (int)(warpred__tile_shape<T>::SLOTS * sizeof(T)) - 4 * 129,
+        ROOM = 6144 - (int)(warpred__tile_shape<T>::SLOTS * sizeof(T)) - 4 * 129 - 4 * 32,
         GROUP = 32 * (int)(sizeof(A) + sizeof(size_t) + sizeof(unsigned)),
         N = ROOM >= 4 * GROUP   ? 4
             : ROOM >= 2 * GROUP ? 2
@@ -759,13 +759,16 @@ template <typename T, typename A> struct warpred__tile_groups {
     };
 };
 
-/* A warp's shared memory: a window of T, the tile's ranges with elements (pre, first) and
-   their results (res: A each), in raw bytes (no T or A constructed). */
+/* A warp's shared memory: a window of T, the tile's ranges with elements (pre, first), their
+   results (res: A each), in raw bytes (no T or A constructed), and the window's range starts
+   (marks: bit i of word l, a range begins at element l * J + i of the window; each lane clears
+   its word once it has read it). */
 template <typename T, typename A> struct warpred__tile_smem {
     enum { N = warpred__tile_groups<T, A>::N };
     alignas(alignof(T) > 16 ? alignof(T) : 16) unsigned char window[warpred__tile_shape<T>::SLOTS * sizeof(T)];
     alignas(alignof(A) > 8 ? alignof(A) : 8) unsigned char results[32 * N * sizeof(A)];
     unsigned pre[32 * N + 1];
+    unsigned marks[32];
     size_t first[32 * N];
     __device__ __forceinline__ T *stage(void) { return (T *)window; }
     __device__ __forceinline__ A *res(void) { return (A *)results; }
@@ -782,35 +785,93 @@ template <int N> __device__ __forceinline__ unsigned warpred__tile_find(const un
     return s;
 }
 
-/* Window [w0, w1) of the tile into registers: lane l loads elements w0 + l + 32 i (x[i]). When
-   the tile's ranges lie back to back in `in` (offset: in + offset + j is element j) one add
-   gives the address, and a full window needs no bound checks; else a search per element. */
+/* Where the tile's elements lie: in pieces that each lie back to back in `in` (a long range,
+   excluded from the tile, or ranges out of order break the sequence): element j of the tile is
+   in[off[p] + j] for the last piece p with at[p] <= j. Up to RUNS pieces are kept in registers
+   (count: how many; more, and count is RUNS + 1: a search per element in the tile's offsets). */
+struct warpred__tile_runs {
+    enum { RUNS = 2 };
+    unsigned at[RUNS];
+    size_t off[RUNS];
+    int count;
+};
+
+/* Window [w0, w1) of the tile into registers: lane l loads elements w0 + l + 32 i (x[i]). One
+   piece: one add gives the address, and a full window needs no bound checks; a few: a select
+   per piece; many: a search per element. */
 template <typename T, typename A>
 __device__ __forceinline__ void warpred__tile_load(T (&x)[warpred__tile_shape<T>::J], const T *__restrict__ in,
                                                    const warpred__tile_smem<T, A> &sm, unsigned w0, unsigned w1,
-                                                   bool flat, size_t offset)
+                                                   const warpred__tile_runs &runs)
 {
-    enum { J = warpred__tile_shape<T>::J, WIN = warpred__tile_shape<T>::WIN };
+    enum { J = warpred__tile_shape<T>::J, WIN = warpred__tile_shape<T>::WIN, RUNS = warpred__tile_runs::RUNS };
     const unsigned l = threadIdx.x % 32;
-    if (flat && w1 - w0 == WIN) {
-        const T *__restrict__ p = in + offset + w0 + l;
+    if (runs.count == 1 && w1 - w0 == WIN) {
+        const T *__restrict__ p = in + runs.off[0] + w0 + l;
 #pragma unroll
         for (int i = 0; i < J; i++) x[i] = p[32 * i];
+        return;
+    }
+    if (runs.count <= RUNS) {
+#pragma unroll
+        for (int i = 0; i < J; i++) {
+            const unsigned j = w0 + l + 32 * i;
+            size_t at = runs.off[0];
+#pragma unroll
+            for (int p = 1; p < RUNS; p++)
+                if (j >= runs.at[p]) at = runs.off[p];
+            if (j < w1) x[i] = in[at + j];
+        }
         return;
     }
 #pragma unroll
     for (int i = 0; i < J; i++) {
         const unsigned j = w0 + l + 32 * i;
         if (j < w1) {
-            size_t at;
-            if (flat) at = offset + j;
-            else {
-                const unsigned s = warpred__tile_find<warpred__tile_smem<T, A>::N>(sm.pre, j);
-                at = sm.first[s] + (j - sm.pre[s]);
-            }
-            x[i] = in[at];
+            const unsigned s = warpred__tile_find<warpred__tile_smem<T, A>::N>(sm.pre, j);
+            x[i] = in[sm.first[s] + (j - sm.pre[s])];
         }
     }
+}
+
+/* The tile's pieces (warpred__tile_runs) from its ranges with elements (lane l's range of group
+   i: number c[i] in the tile, first element b[i], first tile element pre[i], len[i] elements, 0
+   for none), after sm.pre and sm.first hold them. Every lane of the warp calls. */
+template <typename T, typename A, int N>
+__device__ __forceinline__ warpred__tile_runs warpred__tile_pieces(const warpred__tile_smem<T, A> &sm,
+                                                                   const unsigned (&c)[N], const size_t (&b)[N],
+                                                                   const unsigned (&pre)[N], const unsigned (&len)[N],
+                                                                   unsigned m)
+{
+    enum { RUNS = warpred__tile_runs::RUNS };
+    const unsigned full = 0xffffffffu;
+    warpred__tile_runs runs;
+    runs.count = 1;
+    runs.at[0] = 0;
+    runs.off[0] = m != 0 ? sm.first[0] : 0;
+#pragma unroll
+    for (int p = 1; p < RUNS; p++) {
+        runs.at[p] = ~0u; /* no element reaches it */
+        runs.off[p] = 0;
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        /* a piece begins where a range does not continue the one before it */
+        const bool breaks = len[i] != 0 && c[i] != 0 && b[i] - pre[i] != sm.first[c[i] - 1] - sm.pre[c[i] - 1];
+        for (unsigned todo = __ballot_sync(full, breaks); todo; todo &= todo - 1) {
+            const int from = __ffs(todo) - 1;
+            const unsigned at = __shfl_sync(full, pre[i], from);
+            const size_t off = __shfl_sync(full, (unsigned long long)(b[i] - pre[i]), from);
+#pragma unroll
+            for (int p = 1; p < RUNS; p++)
+                if (runs.count == p) {
+                    runs.at[p] = at;
+                    runs.off[p] = off;
+                }
+            if (runs.count <= RUNS) runs.count++;
+        }
+    }
+    return runs;
 }
 
 /* The shared-memory slot of x[i] of lane l: element u = l + 32 i of the window is element u % J
@@ -823,31 +884,37 @@ template <typename T> __device__ __forceinline__ unsigned warpred__tile_slot(uns
     return u / J * SPAN + u % J;
 }
 
-/* The loaded window into shared memory, span after span. FULL: a whole window. */
-template <bool FULL, typename T, typename A>
+/* The loaded window [w0, w1) into shared memory, span after span, and its range starts into
+   the marks (start[i]: the first tile element of lane l's range of group i, ~0 for none). FULL:
+   a whole window. */
+template <bool FULL, typename T, typename A, int N>
 __device__ __forceinline__ void warpred__tile_put(const T (&x)[warpred__tile_shape<T>::J], warpred__tile_smem<T, A> &sm,
-                                                  unsigned n)
+                                                  unsigned w0, unsigned w1, const unsigned (&start)[N])
 {
     enum { J = warpred__tile_shape<T>::J };
     const unsigned l = threadIdx.x % 32;
     T *stage = sm.stage();
-    __syncwarp(); /* every lane has read the window before */
+    __syncwarp(); /* every lane has read the window and its marks before, and cleared them */
 #pragma unroll
     for (int i = 0; i < J; i++)
-        if (FULL || l + 32 * i < n) stage[warpred__tile_slot<T>(l, i)] = x[i];
+        if (FULL || w0 + l + 32 * i < w1) stage[warpred__tile_slot<T>(l, i)] = x[i];
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        if (start[i] - w0 < w1 - w0) atomicOr(&sm.marks[(start[i] - w0) / J], 1u << ((start[i] - w0) % J));
     __syncwarp();
 }
 
 /* Span [lo, hi) (staged at sp) folded in order into acc: where a range begins (bit i of mask:
-   at lo + i) the open range's value goes to *r++ first. begin: the open range's first element
+   at lo + i) the open range's value goes to res[r++] first (an index, not a pointer: shared
+   stores with 32-bit addresses). begin: the open range's first element
    (for the transform's index). FULL: hi = lo + J, and the span read in 16-byte pieces when it
    is made of them; else the places past hi fold the span's last element again (with its index:
    the transform sees only elements and indices of the range), but the result is not kept: a
    select, not a branch, per element. */
 template <bool FULL, typename T, typename Acc, typename Op, typename F>
 __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, unsigned hi, unsigned mask,
-                                                   unsigned &begin, typename Acc::type *&r, typename Acc::type &acc,
-                                                   Op op, F f)
+                                                   unsigned &begin, typename Acc::type *res, unsigned &r,
+                                                   typename Acc::type &acc, Op op, F f)
 {
     typedef typename Acc::type A;
     enum {
@@ -867,7 +934,7 @@ __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, uns
         for (int e = 0; e < E; e++) {
             const int i = i0 + e;
             if ((mask >> i) & 1) { /* only below hi */
-                *r++ = acc;
+                res[r++] = acc;
                 acc = Acc::start();
                 begin = lo + i;
             }
@@ -879,12 +946,14 @@ __device__ __forceinline__ void warpred__span_fold(const T *sp, unsigned lo, uns
     }
 }
 
-/* The tile's ranges of up to WIN elements (n[i]: lane l's range k0 + 32 i + l, its length in
-   the tile, 0 for empty and long ones; b[i]: its first element), window after window, results
-   stored. The ranges with elements are numbered in order (c) so that every boundary in the tile
-   starts the next one; a lane's span gets a bit mask of the boundaries in it and folds its J
-   elements without a branch, leaving a range's result (or, for the first range of the span when
-   it began before, its part) in res[c]. Every lane of the warp calls. */
+/* The tile's ranges (n[i]: lane l's range k0 + 32 i + l, its length in the tile, 0 for empty
+   and long ones; b[i]: its first element), window after window, results stored. The ranges with
+   elements are numbered in order (c) so that every boundary in the tile starts the next one;
+   each window's starts are marked in shared memory (a bit each), so a lane's span gets the bit
+   mask of the boundaries in it in one read, and the lanes before it count theirs with a ballot
+   per bit of the counts; the lane folds its J elements without a branch, leaving a range's
+   result (or, for the first range of the span when it began before, its part) in res[c]. Every
+   lane of the warp calls. */
 template <typename T, typename Acc, typename Op, typename F, typename O, typename G>
 __device__ __forceinline__ void
 warpred__tile_ranges(const T *__restrict__ in, warpred__tile_smem<T, typename Acc::type> &sm, size_t k0,
@@ -924,41 +993,51 @@ warpred__tile_ranges(const T *__restrict__ in, warpred__tile_smem<T, typename Ac
         }
     for (unsigned i = m + l; i <= 32 * N; i += 32) sm.pre[i] = total; /* past the last range: searches stop */
     __syncwarp();
-    /* back to back: every range with elements starts where the tile's count says */
-    const size_t offset0 = m != 0 ? sm.first[0] : 0;
-    bool back_to_back = true;
+    const warpred__tile_runs runs = warpred__tile_pieces(sm, c, b, pre, n, m);
+    /* from here on a range without elements here has number and start ~0 (fewer registers) */
 #pragma unroll
-    for (int i = 0; i < N; i++) back_to_back = back_to_back && (n[i] == 0 || b[i] - pre[i] == offset0);
-    const bool flat = __all_sync(full, back_to_back);
+    for (int i = 0; i < N; i++)
+        if (n[i] == 0) c[i] = pre[i] = ~0u;
     bool carried = false;
     A carry = Acc::start();
+    unsigned seen = 0; /* the tile's ranges that began before this window */
     T x[J];
-    if (total > 0) warpred__tile_load<T>(x, in, sm, 0, total < WIN ? total : WIN, flat, offset0);
+    if (total > 0) warpred__tile_load<T>(x, in, sm, 0, total < WIN ? total : WIN, runs);
     for (unsigned w0 = 0; w0 < total; w0 += WIN) {
         const unsigned w1 = total - w0 < WIN ? total : w0 + WIN;
-        if (w1 - w0 == WIN) warpred__tile_put<true, T>(x, sm, WIN);
+        const bool whole = w1 - w0 == WIN; /* the same in every lane: one fold's code runs */
+        if (whole) warpred__tile_put<true, T>(x, sm, w0, w1, pre);
         else
-            warpred__tile_put<false, T>(x, sm, w1 - w0);
+            warpred__tile_put<false, T>(x, sm, w0, w1, pre);
         /* the next window's loads in flight while this one is folded */
-        if (w1 < total) warpred__tile_load<T>(x, in, sm, w1, total - w1 < WIN ? total : w1 + WIN, flat, offset0);
+        if (w1 < total) warpred__tile_load<T>(x, in, sm, w1, total - w1 < WIN ? total : w1 + WIN, runs);
         const unsigned lo = w0 + l * J, hi = lo + J < w1 ? lo + J : w1;
+        /* the starts in this lane's span; those in the lanes before, counted bit by bit of the
+           counts (independent ballots, not a chain of shuffles) */
+        const unsigned marks = sm.marks[l], starts = __popc(marks);
+        sm.marks[l] = 0;
+        unsigned earlier_starts = seen;
+#pragma unroll
+        for (int bit = 0; (1 << bit) <= J; bit++) {
+            const unsigned with = __ballot_sync(full, (starts >> bit) & 1u);
+            earlier_starts += __popc(with & ((1u << l) - 1)) << bit;
+            seen += __popc(with) << bit;
+        }
         /* acc: the part of the range open at the span's end; head: the span's first range began
            before the span and ends in it (res[s0] holds its part) */
         A acc = Acc::start();
         bool open = false, head = false, back = false; /* back: acc continues an earlier lane's */
         unsigned s0 = 0;
         if (lo < hi) {
-            s0 = warpred__tile_find<N>(sm.pre, lo);
-            unsigned mask = 0; /* bit i: a range begins at lo + i */
-            for (unsigned t = s0 + 1; sm.pre[t] < hi; t++) mask |= 1u << (sm.pre[t] - lo);
-            const bool before = sm.pre[s0] < lo;
+            const bool before = !(marks & 1u); /* the range at lo began in an earlier span */
+            const unsigned mask = marks & ~1u; /* bit i: a range begins at lo + i */
+            s0 = earlier_starts - before;      /* the range holding lo */
             unsigned begin = sm.pre[s0];
             const T *sp = sm.stage() + l * SPAN;
-            A *r = sm.res() + s0;
-            if (hi - lo == J) warpred__span_fold<true, T, Acc>(sp, lo, hi, mask, begin, r, acc, op, f);
+            unsigned s = s0;
+            if (whole) warpred__span_fold<true, T, Acc>(sp, lo, hi, mask, begin, sm.res(), s, acc, op, f);
             else
-                warpred__span_fold<false, T, Acc>(sp, lo, hi, mask, begin, r, acc, op, f);
-            const unsigned s = (unsigned)(r - sm.res());
+                warpred__span_fold<false, T, Acc>(sp, lo, hi, mask, begin, sm.res(), s, acc, op, f);
             const bool ends = sm.pre[s + 1] == hi;
             if (ends) sm.res()[s] = acc;
             open = !ends;
@@ -989,7 +1068,7 @@ warpred__tile_ranges(const T *__restrict__ in, warpred__tile_smem<T, typename Ac
     __syncwarp(); /* every result in res */
 #pragma unroll
     for (int i = 0; i < N; i++)
-        if (n[i] != 0) warpred__rows_store<Acc>(out, k0 + 32 * i + l, sm.res()[c[i]], g);
+        if (c[i] != ~0u) warpred__rows_store<Acc>(out, k0 + 32 * i + l, sm.res()[c[i]], g);
 }
 
 template <typename T, typename R, typename Op, typename F, typename O, typename G>
@@ -1016,6 +1095,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     const size_t warps = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / 32);
     const unsigned q = threadIdx.x % 32, mask = 0xffffffffu;
     unsigned *words = s.counters + s.tickets;
+    sm.marks[q] = 0;
 
     /* Tiles of `groups` groups of 32 ranges: N while there are at least as many such tiles as
        warps, else 1 (four times the tiles to share among the warps) */
@@ -1026,15 +1106,30 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
        owners alone would leave most warps idle), above a window. A long range the queue has no
        room for is reduced now by this warp alone, in registers (to the same bits). */
     const size_t shared_above = (count + 31) / 32 < warps ? (size_t)WIN : (size_t)CHUNK;
-    for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile) {
-        unsigned alone[N];
+    /* the next tile's offsets on their way while this one's are looked at */
+    size_t next_b[N], next_n[N];
+    const auto read_tile = [&](size_t k0) {
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const size_t k = k0 + 32 * i + q;
-            size_t b = 0, n = 0;
-            if (i < groups && k < count) n = warpred__range_length(begin, end, k, &b);
-            const bool queued = warpred__rows_queue_ranges(s, words, n > shared_above, k, b, n);
-            alone[i] = __ballot_sync(mask, n > shared_above && !queued);
+            next_b[i] = next_n[i] = 0;
+            if (i < groups && k < count) next_n[i] = warpred__range_length(begin, end, k, &next_b[i]);
+        }
+    };
+    if (warp * tile < count) read_tile(warp * tile);
+    for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile) {
+        size_t b[N], n[N];
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            b[i] = next_b[i];
+            n[i] = next_n[i];
+        }
+        if (k0 + warps * tile < count) read_tile(k0 + warps * tile);
+        unsigned alone[N];
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const bool queued = warpred__rows_queue_ranges(s, words, n[i] > shared_above, k0 + 32 * i + q, b[i], n[i]);
+            alone[i] = __ballot_sync(mask, n[i] > shared_above && !queued);
         }
         warpred__ranges_by_warp<T, Acc>(in, begin, end, k0, alone, out, op, f, g);
     }
@@ -1043,9 +1138,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     /* 2. tiles of ranges: the first three quarters in turn (warp, warp + warps, ...: the tiles
        scanned in 1, whose offsets this SM has just read), the rest from WARPRED__ROWS_STREAMS
        counters (warp w's: tiles fixed + w % STREAMS + STREAMS j) until none is left, so that
-       warps whose tiles took long are not waited for. Each tile: the ranges of up to a window
-       together, those up to shared_above by the whole warp after the tile (the longer ones were
-       dealt with in 1) */
+       warps whose tiles took long are not waited for. Each tile: its ranges of up to shared_above
+       elements together (the longer ones were dealt with in 1) */
     const size_t ntiles = (count + tile - 1) / tile, fixed = ntiles - ntiles / 4;
     const unsigned stream = (unsigned)(warp % WARPRED__ROWS_STREAMS);
     unsigned long long *taken = (unsigned long long *)&words[WARPRED__ROWS_TILES] + stream;
@@ -1061,7 +1155,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
         if (t + warps >= fixed) ask(); /* the next tile's number on its way while this one is read */
         const size_t k0 = t * tile;
         size_t b[N], n[N];
-        unsigned in_tile[N], longer[N]; /* longer: a group's ranges for the whole warp after the tile */
+        unsigned in_tile[N];
 #pragma unroll
         for (int i = 0; i < N; i++) {
             b[i] = n[i] = 0;
@@ -1071,11 +1165,9 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
         for (int i = 0; i < N; i++) {
             if (i < groups && k0 + 32 * i + q < count && n[i] == 0)
                 warpred__rows_store<Acc>(out, k0 + 32 * i + q, warpred__identity<Op, A>(), g);
-            in_tile[i] = n[i] <= WIN ? (unsigned)n[i] : 0u;
-            longer[i] = __ballot_sync(mask, n[i] > WIN && n[i] <= shared_above);
+            in_tile[i] = n[i] <= shared_above ? (unsigned)n[i] : 0u;
         }
         warpred__tile_ranges<T, Acc>(in, sm, k0, in_tile, b, out, op, f, g);
-        warpred__ranges_by_warp<T, Acc>(in, begin, end, k0, longer, out, op, f, g);
     }
 
     /* 3. the queued chunks, every warp taking them from one counter */
