@@ -627,13 +627,19 @@ __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ 
     if (total == 0) return;
     const unsigned per_warp = total / (4 * warps), K = per_warp < 1 ? 1 : per_warp > 8 ? 8 : per_warp;
     A *partials = (A *)s.partials;
-    unsigned next = 0;
+    unsigned next = 0, c = 0, end = 0; /* next: in lane 0, the counter's answer on its way; [c, end): this run */
+    warpred__rows_entry en;
+    /* a run from the number asked for before, the next run's number asked for now */
+    const auto start_run = [&]() -> bool {
+        c = __shfl_sync(full, next, 0);
+        if (c >= total) return false;
+        if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], K);
+        end = c + K < total ? c + K : total;
+        en = s.queue[c];
+        return true;
+    };
     if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], K);
-    unsigned c = __shfl_sync(full, next, 0);
-    if (c >= total) return;
-    if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], K);
-    unsigned end = c + K < total ? c + K : total; /* this run of chunks */
-    warpred__rows_entry en = s.queue[c];
+    if (!start_run()) return;
     for (;;) {
         /* within a run, the next chunk's entry on its way while this one is read (the next run's
            first number is not waited for here: it is on its way from the counter) */
@@ -660,13 +666,8 @@ __device__ __forceinline__ void warpred__rows_take_chunks(const T *__restrict__ 
         if (in_run) {
             c++;
             en = en2;
-            continue;
-        }
-        c = __shfl_sync(full, next, 0);
-        if (c >= total) return;
-        if (q == 0) next = atomicAdd(&words[WARPRED__ROWS_TAKEN], K);
-        end = c + K < total ? c + K : total;
-        en = s.queue[c];
+        } else if (!start_run())
+            return;
     }
 }
 
