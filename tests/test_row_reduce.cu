@@ -422,6 +422,28 @@ __global__ void __launch_bounds__(L::BLOCK)
         packed_probe_row<L, T, F>(x, pitch, rows, len, out);
 }
 
+/* warpred_row_load_packed_vector for vectors j = 0 .. VECS + 1 (the last two past the thread's
+   registers, as a streamed row reads them), fill -inf, each value as F: at
+   [((row * threads + rank) * (VECS + 2) + j) * VEC + k]. */
+template <class L, typename T, typename F>
+__global__ void __launch_bounds__(L::BLOCK)
+    packed_vector_probe(const T *x, long long pitch, long long rows, int len, F *out)
+{
+    if constexpr (L::CLUSTER > 1 && !WARPRED_HAS_CLUSTERS) return;
+    else {
+        const long long row = warpred_row_id<L>();
+        if (row >= rows) return;
+        const long long slot = row * warpred_row_threads<L>() + warpred_row_rank<L>();
+        for (int j = 0; j < L::VECS + 2; j++) {
+            const uint4 v = warpred_row_load_packed_vector<L>(x + row * pitch, len, j, -INFINITY);
+            T t[L::VEC];
+            memcpy(t, &v, sizeof v);
+#pragma unroll
+            for (int k = 0; k < L::VEC; k++) out[(slot * (L::VECS + 2) + j) * L::VEC + k] = (F)t[k];
+        }
+    }
+}
+
 /* Special values of T as bits: the first PACKED_FINITE finite (+-0, +-the smallest and largest
    subnormals, the smallest normal), then the largest finite values, +-inf and NaNs (quiet, negative,
    with a payload, signaling). */
@@ -590,6 +612,33 @@ static void run_packed_case(long long rows, int len, int offset, long long pitch
                      "%.17g (bound %.3g)",
                      tname<T>(), (int)L::THREADS, per, cluster, len, offset, pitch, r, (double)s0, ref, bound);
     }
+    /* (c) single vectors, also past the registers: row[(j * threads + t) * VEC + k] or -inf */
+    const int nv = L::VECS + 2;
+    F *vecs = (F *)wt_host_alloc((size_t)(slots * nv * vec) * sizeof(F)),
+      *d_vecs = (F *)wt_dev_alloc((size_t)(slots * nv * vec) * sizeof(F));
+    void (*vkernel)(const T *, long long, long long, int, F *) = packed_vector_probe<L, T, F>;
+    WT_CUDA(cudaLaunchKernelEx(&config, vkernel, (const T *)(d_x + offset), pitch, rows, len, d_vecs));
+    WT_LAUNCHED();
+    wt_to_host(vecs, d_vecs, (size_t)(slots * nv * vec) * sizeof(F));
+    for (long long r = 0; r < rows; r++) {
+        const T *xr = x + offset + r * pitch;
+        for (int t = 0; t < threads; t++)
+            for (int j = 0; j < nv; j++)
+                for (int k = 0; k < vec; k++) {
+                    const long long e = ((long long)j * threads + t) * vec + k;
+                    const F got = vecs[((r * threads + t) * nv + j) * vec + k];
+                    const F want = e < len ? host_value<F>(xr[e]) : (F)-INFINITY;
+                    if (!bits_equal(got, want) && !(std::isnan(got) && std::isnan(want)))
+                        fail_msg("%s packed vector %d threads x %d x %d blocks, len %d, offset %d, pitch %lld, row "
+                                 "%lld thread %d vector %d value %d (element %lld): %.9g (0x%llx), expected %.9g "
+                                 "(0x%llx)",
+                                 tname<T>(), (int)L::THREADS, per, cluster, len, offset, pitch, r, t, j, k, e,
+                                 (double)got, (unsigned long long)bits_of(got), (double)want,
+                                 (unsigned long long)bits_of(want));
+                }
+    }
+    wt_dev_free(d_vecs);
+    wt_host_free(vecs);
     wt_dev_free(d.sum_loaded);
     wt_dev_free(d.sum_packed);
     wt_dev_free(d.loaded);

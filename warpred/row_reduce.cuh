@@ -22,6 +22,9 @@
      warpred_row_store_vector<Layout>(row, len, j, q)  vector j of the thread alone
      warpred_row_load_packed<Layout>(row, len, p, fill)  the same elements kept as loaded: p[VECS]
                                       holds the 16-byte vectors (uint4), fill rounded to T
+     warpred_row_load_packed_vector<Layout>(row, len, j, fill)  vector j of the thread alone, as
+                                      loaded (p[j] above; j may go on past VECS, as for
+                                      warpred_row_elem, to stream a longer row)
      warpred_row_unpack<Layout>(p, i) value i of a packed row as float (warpred_row_unpack<Layout,
                                       double> for double): for rows of 2-byte T, half the registers
      warpred_row_elem<Layout>(i)      the element index that register i (0..PER_THREAD-1) holds (i may
@@ -418,26 +421,27 @@ __device__ __forceinline__ void warpred_row_store(T *row, long long len, const F
 /* ---- rows held packed ---- */
 
 template <class Layout, typename T, typename F>
+__device__ __forceinline__ uint4 warpred_row_load_packed_vector(const T *row, long long len, int j, F fill)
+{
+    static_assert(warpred__same<T, typename Layout::type>::value, "warpred_row_load_packed_vector: the layout's T");
+    const unsigned a = (unsigned)reinterpret_cast<unsigned long long>(row) & 15u;
+    const long long start = warpred__row_vector_start<Layout>(j);
+    const bool full = start + Layout::VEC <= len;
+    if (a == 0 && full) return *reinterpret_cast<const uint4 *>(row + start);
+    if (sizeof(T) < 4 && full) return warpred__row_load_unaligned(row + start, a);
+    const T filler = warpred__row_round<T>(fill);
+    warpred__row_raw<T> raw;
+#pragma unroll
+    for (int k = 0; k < Layout::VEC; k++) raw.set(k, start + k < len ? row[start + k] : filler);
+    return raw.bits;
+}
+
+template <class Layout, typename T, typename F>
 __device__ __forceinline__ void warpred_row_load_packed(const T *row, long long len, uint4 (&p)[Layout::VECS], F fill)
 {
     static_assert(warpred__same<T, typename Layout::type>::value, "warpred_row_load_packed: the layout's T");
-    const T filler = warpred__row_round<T>(fill);
-    const unsigned a = (unsigned)reinterpret_cast<unsigned long long>(row) & 15u;
 #pragma unroll
-    for (int j = 0; j < Layout::VECS; j++) {
-        const long long start = warpred__row_vector_start<Layout>(j);
-        const bool full = start + Layout::VEC <= len;
-        if (a == 0 && full) {
-            p[j] = *reinterpret_cast<const uint4 *>(row + start);
-        } else if (sizeof(T) < 4 && full) {
-            p[j] = warpred__row_load_unaligned(row + start, a);
-        } else {
-            warpred__row_raw<T> raw;
-#pragma unroll
-            for (int k = 0; k < Layout::VEC; k++) raw.set(k, start + k < len ? row[start + k] : filler);
-            p[j] = raw.bits;
-        }
-    }
+    for (int j = 0; j < Layout::VECS; j++) p[j] = warpred_row_load_packed_vector<Layout>(row, len, j, fill);
 }
 
 /* A 2-byte value to float in one instruction, kept out of common-subexpression elimination

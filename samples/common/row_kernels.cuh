@@ -210,32 +210,12 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L)) rk_softmax_regs(co
     }
 }
 
-/* A float as T (exact for values that came from T). */
-template <typename T> __device__ __forceinline__ T rk_round(float x) { return (T)x; }
-template <> __device__ __forceinline__ __nv_bfloat16 rk_round<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
-
-/* Vector j of this thread's streamed row as loaded (16 bytes), fill past the end. */
-template <class L, typename T> __device__ __forceinline__ uint4 rk_vector(const T *in, int len, int j, float fill)
-{
-    const long long start = ((long long)j * warpred_row_threads<L>() + warpred_row_rank<L>()) * L::VEC;
-    if ((reinterpret_cast<unsigned long long>(in) & 15) == 0 && start + L::VEC <= len)
-        return *reinterpret_cast<const uint4 *>(in + start);
-    float q[L::VEC];
-    warpred_row_load_vector<L>(in, len, j, q, fill);
-    T t[L::VEC];
-#pragma unroll
-    for (int k = 0; k < L::VEC; k++) t[k] = rk_round<T>(q[k]);
-    uint4 bits;
-    __builtin_memcpy(&bits, t, sizeof bits);
-    return bits;
-}
-
 /* Chunk c of a streamed row, as loaded: the thread's vectors c * VECS + u. */
 template <class L, typename T>
 __device__ __forceinline__ void rk_load_chunk(const T *in, int len, int c, uint4 (&p)[L::VECS], float fill)
 {
 #pragma unroll
-    for (int u = 0; u < L::VECS; u++) p[u] = rk_vector<L>(in, len, c * L::VECS + u, fill);
+    for (int u = 0; u < L::VECS; u++) p[u] = warpred_row_load_packed_vector<L>(in, len, c * L::VECS + u, fill);
 }
 
 /* The chunks a streamed block keeps in its dynamic shared memory (the first ones), so that the
@@ -767,15 +747,38 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 
 /* ============================================ host ============================================ */
 
+/* A per-kernel answer of the runtime, asked once: the first N kernels' answers kept. */
+template <typename V, int N> struct rk_memo {
+    const void *key[N];
+    V value[N];
+    int count;
+    bool find(const void *k, V *v) const
+    {
+        for (int i = 0; i < count; i++)
+            if (key[i] == k) {
+                *v = value[i];
+                return true;
+            }
+        return false;
+    }
+    V keep(const void *k, V v)
+    {
+        if (count < N) {
+            key[count] = k;
+            value[count++] = v;
+        }
+        return v;
+    }
+};
+
 /* The largest cluster (16, 8, ..., 1) with which `kernel` (blocks of `block` threads) can run on
    this GPU, asked once per kernel: 1 without clusters (before sm_90). */
 template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block, size_t smem = 0)
 {
-    static const void *known[64];
-    static int limit[64], count;
-    for (int i = 0; i < count; i++)
-        if (known[i] == (const void *)kernel) return limit[i];
-    int device = 0, major = 0, best = 1;
+    static rk_memo<int, 64> memo;
+    int best = 1;
+    if (memo.find((const void *)kernel, &best)) return best;
+    int device = 0, major = 0;
     if (cudaGetDevice(&device) == cudaSuccess &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
@@ -796,11 +799,7 @@ template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block,
         }
         cudaGetLastError(); /* a refused size is an answer, not an error for the next call */
     }
-    if (count < 64) {
-        known[count] = (const void *)kernel;
-        limit[count++] = best;
-    }
-    return best;
+    return memo.keep((const void *)kernel, best);
 }
 
 /* Where the last launch put its rows ("warp", "cluster of 4 x 512", ...), for tables. */
@@ -825,14 +824,11 @@ template <class L> static void rk_note_where(int cluster)
    reserves a block; set as the kernel's limit once, and asked once per kernel. */
 template <class L, typename... Params> static size_t rk_stream_room(void (*kernel)(Params...))
 {
-    static const void *known[16];
-    static size_t room[16];
-    static int count;
-    for (int i = 0; i < count; i++)
-        if (known[i] == (const void *)kernel) return room[i];
+    static rk_memo<size_t, 16> memo;
+    size_t bytes = 0;
+    if (memo.find((const void *)kernel, &bytes)) return bytes;
     int device = 0, per_sm = 0, per_block = 0;
     cudaFuncAttributes fa;
-    size_t bytes = 0;
     if (cudaGetDevice(&device) == cudaSuccess &&
         cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) == cudaSuccess &&
         cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess &&
@@ -846,11 +842,14 @@ template <class L, typename... Params> static size_t rk_stream_room(void (*kerne
             bytes = 0;
     }
     cudaGetLastError(); /* no room is an answer, not an error for the next call */
-    if (count < 16) {
-        known[count] = (const void *)kernel;
-        room[count++] = bytes;
-    }
-    return bytes;
+    return memo.keep((const void *)kernel, bytes);
+}
+
+/* The largest cluster for a kernel of the layout L that keeps chunks in shared memory when its
+   rows are streamed (with that shared memory: rk_stream_room). */
+template <class L, typename... Params> static int rk_limit_of(void (*kernel)(Params...))
+{
+    return rk_cluster_limit(kernel, L::BLOCK, rk_streamed<L>::value ? rk_stream_room<L>(kernel) : 0);
 }
 
 /* The dynamic shared memory for a streamed row of len in clusters of `cluster` blocks: room for
@@ -956,10 +955,7 @@ template <typename T> struct rk_softmax_run {
         else
             return rk_softmax_regs<L, T>;
     }
-    template <class L> int limit(void) const
-    {
-        return rk_cluster_limit(kernel<L>(), L::BLOCK, rk_streamed<L>::value ? rk_stream_room<L>(kernel<L>()) : 0);
-    }
+    template <class L> int limit(void) const { return rk_limit_of<L>(kernel<L>()); }
     template <class L> cudaError_t go(int cluster) const
     {
         const size_t smem = rk_streamed<L>::value ? rk_stream_smem<L>(kernel<L>(), len, cluster) : 0;
@@ -977,11 +973,9 @@ template <typename T> struct rk_norm_run {
     cudaStream_t stream;
     template <class L> int limit(void) const
     {
-        if constexpr (rk_streamed<L>::value)
-            return rk_cluster_limit(rk_norm_stream<L, T>, L::BLOCK, rk_stream_room<L>(rk_norm_stream<L, T>));
+        if constexpr (rk_streamed<L>::value) return rk_limit_of<L>(rk_norm_stream<L, T>);
         else
-            return center ? rk_cluster_limit(rk_layernorm_regs<L, T>, L::BLOCK)
-                          : rk_cluster_limit(rk_rmsnorm_regs<L, T>, L::BLOCK);
+            return center ? rk_limit_of<L>(rk_layernorm_regs<L, T>) : rk_limit_of<L>(rk_rmsnorm_regs<L, T>);
     }
     template <class L> cudaError_t go(int cluster) const
     {
