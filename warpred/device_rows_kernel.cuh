@@ -523,6 +523,22 @@ __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict
     return last > first ? last - first : 0;
 }
 
+/* The offsets of the tile of `groups` groups of 32 ranges from k0 (lane q's range of group i:
+   k0 + 32 i + q): n[i] its length, b[i] its first element; 0 and 0 past the groups or count. */
+template <int N>
+__device__ __forceinline__ void warpred__tile_offsets(const size_t *__restrict__ begin, const size_t *__restrict__ end,
+                                                      size_t count, size_t k0, int groups, size_t (&b)[N],
+                                                      size_t (&n)[N])
+{
+    const unsigned q = threadIdx.x % 32;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const size_t k = k0 + 32 * i + q;
+        b[i] = n[i] = 0;
+        if (i < groups && k < count) n[i] = warpred__range_length(begin, end, k, &b[i]);
+    }
+}
+
 /* The warp queues the long ranges its lanes hold (want: range k, n elements from b, n above a
    chunk, or above a window with fewer tiles than warps) for every warp's shared chunks, with one
    atomic for all: true in a lane whose range got room for its chunks' entries and partials (the
@@ -817,9 +833,9 @@ __device__ __forceinline__ void warpred__tile_load(T (&x)[warpred__tile_shape<T>
 #pragma unroll
         for (int i = 0; i < J; i++) {
             const unsigned j = w0 + l + 32 * i;
-            size_t at = runs.off[0];
+            size_t at = 0;
 #pragma unroll
-            for (int p = 1; p < RUNS; p++)
+            for (int p = 0; p < RUNS; p++)
                 if (j >= runs.at[p]) at = runs.off[p];
             if (j < w1) x[i] = in[at + j];
         }
@@ -1109,15 +1125,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     const size_t shared_above = (count + 31) / 32 < warps ? (size_t)WIN : (size_t)CHUNK;
     /* the next tile's offsets on their way while this one's are looked at */
     size_t next_b[N], next_n[N];
-    const auto read_tile = [&](size_t k0) {
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            const size_t k = k0 + 32 * i + q;
-            next_b[i] = next_n[i] = 0;
-            if (i < groups && k < count) next_n[i] = warpred__range_length(begin, end, k, &next_b[i]);
-        }
-    };
-    if (warp * tile < count) read_tile(warp * tile);
+    if (warp * tile < count) warpred__tile_offsets(begin, end, count, warp * tile, groups, next_b, next_n);
     for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile) {
         size_t b[N], n[N];
 #pragma unroll
@@ -1125,7 +1133,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
             b[i] = next_b[i];
             n[i] = next_n[i];
         }
-        if (k0 + warps * tile < count) read_tile(k0 + warps * tile);
+        if (k0 + warps * tile < count)
+            warpred__tile_offsets(begin, end, count, k0 + warps * tile, groups, next_b, next_n);
         unsigned alone[N];
 #pragma unroll
         for (int i = 0; i < N; i++) {
@@ -1157,11 +1166,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
         const size_t k0 = t * tile;
         size_t b[N], n[N];
         unsigned in_tile[N];
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            b[i] = n[i] = 0;
-            if (i < groups && k0 + 32 * i + q < count) n[i] = warpred__range_length(begin, end, k0 + 32 * i + q, &b[i]);
-        }
+        warpred__tile_offsets(begin, end, count, k0, groups, b, n);
 #pragma unroll
         for (int i = 0; i < N; i++) {
             if (i < groups && k0 + 32 * i + q < count && n[i] == 0)

@@ -22,8 +22,13 @@
                               chunks of each block's share in shared memory (as many as about
                               100 KB a block holds), and reads the rest once more for the output
                               (the second pass walks backwards, so it starts with what the L2
-                              cache holds last); cross-entropy needs no second pass.
-   (warpred_row_policy's table, which these dispatchers follow.)
+                              cache holds last).
+       softmax rows of more than 256 KB (float len > 65536, bfloat16 len > 131072) are streamed,
+       in clusters of ceil(bytes / 128 KB) blocks (at most 16): each block keeps most of its share.
+       cross-entropy rows longer than 16384 are streamed in one pass (nothing to keep): one block
+       a row, or clusters of 2..16 blocks where there are too few rows to keep every SM busy
+       (rk_balanced_cluster). Both measured faster than a cluster's registers on an H200 (CHANGELOG).
+   (warpred_row_policy's table, which these dispatchers follow otherwise.)
 
    THE KERNELS (each a template over the layout L and the element type T)
      softmax      y = exp(x - max) / sum exp(x - max). From registers: two reductions, the max then
@@ -915,7 +920,32 @@ template <> struct rk_cluster_layout<float, rk_softmax_run<float>> {
     typedef warpred_row_layout<float, 1024, 32, 16> type;
 };
 
-/* Calls run<L>() with the layout for rows of len: the register layouts of the table, the cluster
+/* The SMs of this GPU, asked once. */
+static inline int rk_sm_count(void)
+{
+    static int sms = 0;
+    int device = 0;
+    if (sms == 0 && (cudaGetDevice(&device) != cudaSuccess ||
+                     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess))
+        sms = 1;
+    return sms;
+}
+
+/* Rows read in one pass (cross-entropy), streamed: the cluster size (1, 2, 4, .. up to limit) that
+   spreads the rows most evenly over the SMs, the fewest blocks a row among equals: a block's share
+   of a row is 1 / C, and the busiest SM takes ceil(rows * C / SMs) shares. 64 rows of 2^20 floats
+   on 132 SMs: 2 (128 blocks, one an SM); 256 rows or more: 1. */
+static inline int rk_balanced_cluster(long long rows, int limit)
+{
+    const long long sms = rk_sm_count();
+    int best = 1;
+    for (int c = 2; c <= limit; c *= 2)
+        if ((rows * c + sms - 1) / sms * best < (rows * best + sms - 1) / sms * c) best = c;
+    return best;
+}
+
+/* Calls run<L>() with the layout for rows of len: the register layouts of the table; then, unless
+   the op streams such rows (run.streamed(len): a cluster size, 0 for the table), the cluster
    layout when the GPU runs a large enough cluster, else the streamed one. */
 template <typename T, class Run> static cudaError_t rk_by_length(int len, Run run)
 {
@@ -929,13 +959,15 @@ template <typename T, class Run> static cudaError_t rk_by_length(int len, Run ru
     if (len <= 4096) return run.template go<rk_regs<T, 4096>>(1);
     if (len <= 8192) return run.template go<rk_regs<T, 8192>>(1);
     if (len <= RK_BLOCK_MAX) return run.template go<rk_regs<T, RK_BLOCK_MAX>>(1);
-    if (len <= RK_CLUSTER_MAX) {
+    const int streamed = run.streamed(len);
+    if (streamed == 0 && len <= RK_CLUSTER_MAX) {
         typedef typename rk_cluster_layout<T, Run>::type C;
         const int need = (len + C::THREADS * C::PER_THREAD - 1) / (C::THREADS * C::PER_THREAD);
         const int limit = run.template limit<C>(); /* 1: no clusters (the kernel is empty there) */
         if (limit > 1 && limit >= need) return run.template go<C>(need);
     }
-    const int cluster = run.template limit<rk_stream<T>>();
+    const int limit = run.template limit<rk_stream<T>>();
+    const int cluster = streamed == 0 || streamed > limit ? limit : streamed;
     if (cluster > 1) return run.template go<rk_stream<T>>(cluster);
     return run.template go<rk_stream_block<T>>(1);
 }
@@ -956,6 +988,13 @@ template <typename T> struct rk_softmax_run {
             return rk_softmax_regs<L, T>;
     }
     template <class L> int limit(void) const { return rk_limit_of<L>(kernel<L>()); }
+    /* rows of more than 256 KB: streamed, 128 KB of the row a block (most of it kept in shared
+       memory); shorter ones from registers (rk_by_length) */
+    int streamed(int len) const
+    {
+        const long long bytes = (long long)len * sizeof(T), share = 128 << 10;
+        return bytes > 2 * share ? (int)((bytes + share - 1) / share) : 0;
+    }
     template <class L> cudaError_t go(int cluster) const
     {
         const size_t smem = rk_streamed<L>::value ? rk_stream_smem<L>(kernel<L>(), len, cluster) : 0;
@@ -977,6 +1016,7 @@ template <typename T> struct rk_norm_run {
         else
             return center ? rk_limit_of<L>(rk_layernorm_regs<L, T>) : rk_limit_of<L>(rk_rmsnorm_regs<L, T>);
     }
+    int streamed(int) const { return 0; } /* the table's layouts while they hold the row */
     template <class L> cudaError_t go(int cluster) const
     {
         if constexpr (rk_streamed<L>::value)
@@ -1008,6 +1048,9 @@ template <typename T> struct rk_ce_run {
             return rk_cross_entropy_regs<L, T>;
     }
     template <class L> int limit(void) const { return rk_cluster_limit(kernel<L>(), L::BLOCK); }
+    /* rows longer than a block's registers hold: one pass, streamed, over as few blocks a row as
+       keep the SMs evenly busy (nothing is kept, so a cluster's registers would only wait) */
+    int streamed(int) const { return rk_balanced_cluster(rows, limit<rk_stream<T>>()); }
     template <class L> cudaError_t go(int cluster) const
     {
         return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, targets, loss, argmax, rows, len);
