@@ -931,17 +931,15 @@ static inline int rk_sm_count(void)
     return sms;
 }
 
-/* Rows read in one pass (cross-entropy), streamed: the cluster size (1, 2, 4, .. up to limit) that
-   spreads the rows most evenly over the SMs, the fewest blocks a row among equals: a block's share
-   of a row is 1 / C, and the busiest SM takes ceil(rows * C / SMs) shares. 64 rows of 2^20 floats
-   on 132 SMs: 2 (128 blocks, one an SM); 256 rows or more: 1. */
+/* Rows read in one pass (cross-entropy), streamed: the fewest blocks a row (1, 2, 4, .. up to
+   limit) that give a block to at least 7/8 of the SMs. One block a row whenever the rows do that
+   (more blocks a row measured slower); 64 rows on 132 SMs: 2. */
 static inline int rk_balanced_cluster(long long rows, int limit)
 {
-    const long long sms = rk_sm_count();
-    int best = 1;
-    for (int c = 2; c <= limit; c *= 2)
-        if ((rows * c + sms - 1) / sms * best < (rows * best + sms - 1) / sms * c) best = c;
-    return best;
+    const long long want = (7LL * rk_sm_count() + 7) / 8;
+    int c = 1;
+    while (c * 2 <= limit && rows * c < want) c *= 2;
+    return c;
 }
 
 /* Calls run<L>() with the layout for rows of len: the register layouts of the table; then, unless
