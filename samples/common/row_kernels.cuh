@@ -26,8 +26,9 @@
        softmax rows of more than 256 KB (float len > 65536, bfloat16 len > 131072) are streamed,
        in clusters of ceil(bytes / 128 KB) blocks (at most 16): each block keeps most of its share.
        cross-entropy rows longer than 16384 are streamed in one pass (nothing to keep): one block
-       a row, or clusters of 2..16 blocks where there are too few rows to keep every SM busy
-       (rk_balanced_cluster). Both measured faster than a cluster's registers on an H200 (CHANGELOG).
+       a row (of 256 threads where the rows give every SM 4 blocks, else of 512), or clusters of
+       2..16 blocks of 512 where there are too few rows to keep every SM busy (rk_balanced_cluster).
+       Both measured faster than a cluster's registers on an H200 (CHANGELOG).
    (warpred_row_policy's table, which these dispatchers follow otherwise.)
 
    THE KERNELS (each a template over the layout L and the element type T)
@@ -97,6 +98,9 @@ template <typename T> struct rk_stream_block : warpred_row_layout<T, 512, 64 / s
 /* cross-entropy's streamed layouts: 32 values a thread a chunk (rk_cross_entropy_stream) */
 template <typename T> struct rk_ce_stream : warpred_row_layout<T, 512, 32, 16> {};
 template <typename T> struct rk_ce_stream_block : warpred_row_layout<T, 512, 32, 1> {};
+/* ... and in blocks of 256 where the rows give every SM 4 blocks: a row's last chunk, partly
+   empty, is half as long (rk_ce_run::go) */
+template <typename T> struct rk_ce_stream_small : warpred_row_layout<T, 256, 32, 1> {};
 template <class L> struct rk_streamed {
     enum { value = 0 };
 };
@@ -104,6 +108,9 @@ template <typename T> struct rk_streamed<rk_stream<T>> {
     enum { value = 1 };
 };
 template <typename T> struct rk_streamed<rk_stream_block<T>> {
+    enum { value = 1 };
+};
+template <typename T> struct rk_streamed<rk_ce_stream_small<T>> {
     enum { value = 1 };
 };
 template <class L> struct rk_ce_layout {
@@ -1051,6 +1058,12 @@ template <typename T> struct rk_ce_run {
     int streamed(int) const { return rk_balanced_cluster(rows, limit<rk_stream<T>>()); }
     template <class L> cudaError_t go(int cluster) const
     {
+        if constexpr (rk_streamed<L>::value && L::CLUSTER == 1) {
+            typedef rk_ce_stream_small<T> S;
+            if (rows >= 4LL * rk_sm_count())
+                return rk_launch<S>(rk_cross_entropy_stream<S, T>, rows, 1, stream, x, targets, loss, argmax, rows,
+                                    len);
+        }
         return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, targets, loss, argmax, rows, len);
     }
 };
