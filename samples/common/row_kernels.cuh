@@ -1053,8 +1053,8 @@ template <typename T> struct rk_ce_run {
             return rk_cross_entropy_regs<L, T>;
     }
     template <class L> int limit(void) const { return rk_cluster_limit(kernel<L>(), L::BLOCK); }
-    /* rows longer than a block's registers hold: one pass, streamed, over as few blocks a row as
-       keep the SMs evenly busy (nothing is kept, so a cluster's registers would only wait) */
+    /* rows longer than a block's registers hold: one pass, streamed, by as few blocks a row as
+       give most SMs a block (nothing is kept, so a cluster's registers would only wait) */
     int streamed(int) const { return rk_balanced_cluster(rows, limit<rk_stream<T>>()); }
     template <class L> cudaError_t go(int cluster) const
     {
