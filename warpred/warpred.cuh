@@ -18,6 +18,7 @@
      warp_segmented.cuh    warp reductions by key and by head flags
      block_reduce.cuh      block reductions for any block shape (result in thread 0, or everywhere)
      cluster_reduce.cuh    thread-block cluster reductions through distributed shared memory (sm_90+)
+     cluster_allreduce_once.cuh  a cluster's one allreduce in a kernel, no cluster barrier after it
      grid_scratch.h        the grid reduction's scratch memory, for host code (C or C++)
      grid_reduce.cuh       one result for a whole grid in a single launch, deterministic
      transforms.cuh        per-element transforms for the device-wide reduce
@@ -43,6 +44,7 @@
 #include "warp_segmented.cuh"
 #include "block_reduce.cuh"
 #include "cluster_reduce.cuh"
+#include "cluster_allreduce_once.cuh"
 #include "grid_reduce.cuh"
 #include "device_reduce.cuh"
 #include "atomic_aggregate.cuh"

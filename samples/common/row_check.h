@@ -331,6 +331,14 @@ template <int Op> static void rc_op(rc_session *s)
     for (int i = 0; i < nlens; i++) s->bad += rc_run<Op, float>(lens[i], s->budget, s->quick, &s->plan);
     for (int i = 0; i < nlens; i++) s->bad += rc_run<Op, __nv_bfloat16>(lens[i], s->budget, s->quick, &s->plan);
     if constexpr (Op == RC_CROSS_ENTROPY) {
+        /* rows longer than a block holds, enough of them to give every SM 4 blocks: the streamed
+           kernel in blocks of 256 (rk_ce_run::go), whole vectors and element loads */
+        const int longer[] = {16392, 16387};
+        for (int i = 0; i < 2; i++) {
+            const long long many = (4LL * rk_sm_count() + 5) * longer[i];
+            s->bad += rc_run<Op, float>(longer[i], many, s->quick, &s->plan);
+            s->bad += rc_run<Op, __nv_bfloat16>(longer[i], many, s->quick, &s->plan);
+        }
         const int special[] = {1, 5, 100, 3001, 70001};
         long long bad = 0;
         for (int i = 0; i < 5; i++) bad += rc_ce_special<float>(special[i], &s->plan);

@@ -10,7 +10,7 @@
    row_kernels.cuh, WHERE A ROW LIVES). Once the row is in the registers of a warp or a block the
    exact two-pass variance costs nothing extra: the mean is reduced first, then the squared
    deviations from it, with no second read of memory and no E[x^2] - E[x]^2 cancellation. In a
-   cluster, where each reduction waits on cluster barriers, and in rows too long for a cluster's
+   cluster, where each reduction waits on the other blocks, and in rows too long for a cluster's
    registers (streamed: the output in a second pass), one reduction of the sums of x - x[0] and
    its square (the shift keeps the cancellation small).
 

@@ -7,7 +7,7 @@
      - short rows (up to 256 values): a segment of 4..32 lanes of a warp, several rows per warp, the
        allreduce a shuffle butterfly inside the segment;
      - up to 1024: a warp; up to 16384: a block (warpred_block_allreduce);
-     - up to 262144: the blocks of a thread-block cluster (warpred_cluster_allreduce, sm_90): the row
+     - up to 262144: the blocks of a thread-block cluster (warpred_cluster_allreduce_once, sm_90): the row
        still sits in registers, spread over up to 8 SMs (blocks of 1024 threads in float32);
      - longer: streamed in two passes; the first forms the online (max, sum) pair of op_softmax.cuh
        (one pass for both statistics), the second writes.
