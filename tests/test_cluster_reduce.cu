@@ -4,7 +4,11 @@
    clusters, and launches without clusters. Int sums exact; float sums to the bit against the
    documented ORDER and within an argued bound of a double reference; IEEE max/min with NaN and
    signed zeros; argmax ties and NaN; Welford and a tuple against host references; every thread's
-   allreduce result; 100 mixed calls back to back; many clusters in one grid. Fresh random inputs
+   allreduce result; 100 mixed calls back to back; many clusters in one grid. The one call of a
+   kernel (warpred/cluster_allreduce_once.cuh): every thread's result bitwise equal to
+   warpred_cluster_allreduce's, also with the call last before the kernel's store and end; float
+   sums, argmax, __half and 6-byte values against host references; its manual's snippet; many
+   clusters reaching the call in changing orders; a launch without clusters. Fresh random inputs
    each run (seed printed). Without a GPU of compute capability 9.0 or newer, or in a build
    without sm_90 code, the GPU tests report SKIPPED.
 
@@ -13,6 +17,7 @@
    checks that error). Blocks find their cluster and rank with cooperative groups, not with the
    header's own PTX. */
 #include <warpred/cluster_reduce.cuh>
+#include <warpred/cluster_allreduce_once.cuh>
 #include <warpred/op_argminmax.cuh>
 #include <warpred/op_welford.cuh>
 #include <warpred/op_tuple.cuh>
@@ -819,14 +824,458 @@ static void test_doc_snippets(void **state)
     wt_host_free(x);
 }
 
+/* ------------------------------------------------------------------------------------------
+   warpred_cluster_allreduce_once (cluster_allreduce_once.cuh): begin at the kernel's start, one
+   call, no cluster barrier after it; the same bits as warpred_cluster_allreduce
+   ------------------------------------------------------------------------------------------ */
+
+/* begin at the start, then the once form and warpred_cluster_allreduce on the same value; every
+   thread writes both results (once[p], all[p], p its place as in k_cluster). */
+template <int BT, typename T, typename Op>
+__global__ void __launch_bounds__(1024) k_once_both(const T *in, T *once, T *all)
+{
+#if WARPRED_HAS_CLUSTERS
+    warpred_cluster_allreduce_once_begin();
+    unsigned cluster, rank;
+    const size_t p = wt_place(&cluster, &rank);
+    const T x = in[p];
+    const T o = warpred_cluster_allreduce_once<BT>(x, Op());
+    const T a = warpred_cluster_allreduce<BT>(x, Op());
+    once[p] = o;
+    all[p] = a;
+#else
+    (void)in, (void)once, (void)all;
+#endif
+}
+
+/* The once call is the last thing before the store and the kernel's end: no cluster barrier
+   follows it, so a block may exit while the others still fold (the point of the design). */
+template <int BT, typename T, typename Op> __global__ void __launch_bounds__(1024) k_once_last(const T *in, T *once)
+{
+#if WARPRED_HAS_CLUSTERS
+    warpred_cluster_allreduce_once_begin();
+    unsigned cluster, rank;
+    const size_t p = wt_place(&cluster, &rank);
+    once[p] = warpred_cluster_allreduce_once<BT>(in[p], Op());
+#else
+    (void)in, (void)once;
+#endif
+}
+
+/* As k_once_last, with the blocks reaching begin and the call in changing orders: in cluster q the
+   block of rank q % C sleeps 0.5 to 3.5 us, before begin in even clusters (the others wait for it
+   at the call's cluster wait), between begin and the call in odd ones (the others have sent their
+   totals to it, and wait for its own, before it reaches the call). */
+template <typename T, typename Op> __global__ void __launch_bounds__(1024) k_once_skewed(const T *in, T *once)
+{
+#if WARPRED_HAS_CLUSTERS
+    unsigned cluster, rank;
+    const size_t p = wt_place(&cluster, &rank);
+    const bool sleeper = rank == cluster % cg::this_cluster().num_blocks();
+    if (sleeper && cluster % 2 == 0) __nanosleep(500 * (1 + cluster % 7));
+    warpred_cluster_allreduce_once_begin();
+    const T x = in[p];
+    if (sleeper && cluster % 2 == 1) __nanosleep(500 * (1 + cluster % 7));
+    once[p] = warpred_cluster_allreduce_once(x, Op());
+#else
+    (void)in, (void)once;
+#endif
+}
+
+/* One configuration of the once form: both (k_once_both) and last (k_once_last or k_once_skewed)
+   on the same inputs, fill and cdim as in wt_run. For every cluster check(x, C, n, got, why, len)
+   judges the once result of thread 0 of block rank 0; then, thread by thread, the once result must
+   have the bits of warpred_cluster_allreduce's in the same thread, of thread 0 of rank 0, and of
+   the once result of the second kernel. The outputs start poisoned (wt_dev_alloc). */
+template <typename T, typename Fill, typename Check>
+static void wt_run_once(const char *what, void (*both)(const T *, T *, T *), void (*last)(const T *, T *), dim3 block,
+                        dim3 cdim, unsigned clusters, Fill fill, Check check)
+{
+    const int n = (int)(block.x * block.y * block.z);
+    const int C = cdim.x == 0 ? 1 : (int)(cdim.x * cdim.y * cdim.z);
+    const size_t per = (size_t)C * n, count = per * clusters, bytes = count * sizeof(T);
+    T *in = (T *)wt_host_alloc(bytes), *once = (T *)wt_host_alloc(bytes), *all = (T *)wt_host_alloc(bytes),
+      *alone = (T *)wt_host_alloc(bytes);
+    fill(in, per, clusters);
+    T *d_in = (T *)wt_dev_copy(in, bytes);
+    T *d_once = (T *)wt_dev_alloc(bytes), *d_all = (T *)wt_dev_alloc(bytes), *d_alone = (T *)wt_dev_alloc(bytes);
+    wt_launch(both, block, cdim, clusters, (const T *)d_in, d_once, d_all);
+    WT_LAUNCHED();
+    wt_launch(last, block, cdim, clusters, (const T *)d_in, d_alone);
+    WT_LAUNCHED();
+    wt_to_host(once, d_once, bytes);
+    wt_to_host(all, d_all, bytes);
+    wt_to_host(alone, d_alone, bytes);
+    for (unsigned k = 0; k < clusters; k++) {
+        const T *x = in + k * per, *o = once + k * per, *a = all + k * per, *l = alone + k * per;
+        char why[600];
+        if (!check(x, C, n, o[0], why, sizeof why))
+            fail_msg("%s, blocks of %u x %u x %u, clusters of %u x %u x %u, cluster %u of %u, once form, block rank "
+                     "0 thread 0: %s",
+                     what, block.x, block.y, block.z, cdim.x, cdim.y, cdim.z, k, clusters, why);
+        for (size_t j = 0; j < per; j++) {
+            const char *wrong = !wt_same(o[j], a[j])   ? "its once result differs from its warpred_cluster_allreduce "
+                                                         "result (same inputs, same kernel)"
+                                : !wt_same(o[j], o[0]) ? "its once result differs from block rank 0 thread 0's"
+                                : !wt_same(l[j], o[0]) ? "its once result in the second kernel (the call last before "
+                                                         "the store) differs from the first kernel's"
+                                                       : NULL;
+            if (wrong)
+                fail_msg("%s, blocks of %u x %u x %u, clusters of %u x %u x %u, cluster %u of %u, block rank %d "
+                         "thread %d: %s",
+                         what, block.x, block.y, block.z, cdim.x, cdim.y, cdim.z, k, clusters, (int)(j / n),
+                         (int)(j % n), wrong);
+        }
+    }
+    wt_dev_free(d_in);
+    wt_dev_free(d_once);
+    wt_dev_free(d_all);
+    wt_dev_free(d_alone);
+    wt_host_free(in);
+    wt_host_free(once);
+    wt_host_free(all);
+    wt_host_free(alone);
+}
+
+/* The block shapes of the once tests, each with both kernels: blocks of 32, 96, 256, 1000 (a
+   partial last warp: the first warp folds for the block) and 8 threads (fewer threads than a
+   cluster of 16 has blocks: lane L folds t_L with t_(L+8)), and a 2D block of 16 x 6, with the
+   size at compile time and read at run time. */
+template <typename T, typename Op> struct wt_once_shape {
+    const char *name;
+    dim3 block;
+    void (*both)(const T *, T *, T *);
+    void (*last)(const T *, T *);
+};
+
+template <int BT, typename T, typename Op> static wt_once_shape<T, Op> wt_once_shape_of(const char *name, dim3 block)
+{
+    const wt_once_shape<T, Op> s = {name, block, k_once_both<BT, T, Op>, k_once_last<BT, T, Op>};
+    return s;
+}
+
+enum { WT_ONCE_SHAPES = 12, WT_ONCE_FEW_SHAPES = 5 };
+
+template <typename T, typename Op> static void wt_once_shapes(wt_once_shape<T, Op> s[WT_ONCE_SHAPES])
+{
+    const wt_once_shape<T, Op> list[WT_ONCE_SHAPES] = {
+        wt_once_shape_of<32, T, Op>("<32>", dim3(32)),
+        wt_once_shape_of<96, T, Op>("<96>", dim3(96)),
+        wt_once_shape_of<256, T, Op>("<256>", dim3(256)),
+        wt_once_shape_of<1000, T, Op>("<1000>", dim3(1000)),
+        wt_once_shape_of<8, T, Op>("<8>", dim3(8)),
+        wt_once_shape_of<96, T, Op>("<96> as 16x6", dim3(16, 6)),
+        wt_once_shape_of<0, T, Op>("run-time 32", dim3(32)),
+        wt_once_shape_of<0, T, Op>("run-time 96", dim3(96)),
+        wt_once_shape_of<0, T, Op>("run-time 256", dim3(256)),
+        wt_once_shape_of<0, T, Op>("run-time 1000", dim3(1000)),
+        wt_once_shape_of<0, T, Op>("run-time 8", dim3(8)),
+        wt_once_shape_of<0, T, Op>("run-time 16x6", dim3(16, 6)),
+    };
+    for (int i = 0; i < WT_ONCE_SHAPES; i++) s[i] = list[i];
+}
+
+/* Five of them, for the value types: a full warp, whole warps at compile time, a partial last
+   warp, fewer threads than blocks, 2D. */
+template <typename T, typename Op> static void wt_once_few_shapes(wt_once_shape<T, Op> s[WT_ONCE_FEW_SHAPES])
+{
+    const wt_once_shape<T, Op> list[WT_ONCE_FEW_SHAPES] = {
+        wt_once_shape_of<32, T, Op>("<32>", dim3(32)),
+        wt_once_shape_of<96, T, Op>("<96>", dim3(96)),
+        wt_once_shape_of<0, T, Op>("run-time 1000", dim3(1000)),
+        wt_once_shape_of<0, T, Op>("run-time 8", dim3(8)),
+        wt_once_shape_of<0, T, Op>("run-time 16x6", dim3(16, 6)),
+    };
+    for (int i = 0; i < WT_ONCE_FEW_SHAPES; i++) s[i] = list[i];
+}
+
+/* The largest cluster both kernels of a shape accept. */
+template <typename T, typename Op> static int wt_once_max_cluster(const wt_once_shape<T, Op> &s)
+{
+    const int a = wt_max_cluster(s.both, s.block), b = wt_max_cluster(s.last, s.block);
+    return a < b ? a : b;
+}
+
+/* Which cluster sizes of 1..largest a once test takes: every one (all, outside the sanitizers),
+   else 1..5, 8 and the largest (as wt_each_shape_and_size); under racecheck 1, 2, 3 and the
+   largest. */
+static int wt_once_size_taken(int all, int c, int largest)
+{
+    if (wt_quick_level() == 2) return c <= 3 || c == largest;
+    if (all && !wt_quick()) return 1;
+    return c <= 5 || c == 8 || c == largest;
+}
+
+/* Float sums of fresh random values (both signs, magnitudes 2^-20 .. 2^20), every cluster size
+   from 1 to the largest the GPU accepts, every once shape: the once form to the bit against the
+   documented ORDER (the same as warpred_cluster_allreduce's) and within the bound of a double
+   reference (wt_check_float_sum), and every thread's once result bitwise equal to its
+   warpred_cluster_allreduce result and to the once result of k_once_last. Then 2D and 3D
+   clusters. */
+static void test_once_float_sum(void **state)
+{
+    WT_NEED_GPU(state);
+    typedef warpred_op_sum Op;
+    wt_once_shape<float, Op> shapes[WT_ONCE_SHAPES];
+    wt_once_shapes<float, Op>(shapes);
+    for (int s = 0; s < WT_ONCE_SHAPES; s++) {
+        const int largest = wt_once_max_cluster(shapes[s]);
+        for (int c = 1; c <= largest; c++)
+            if (wt_once_size_taken(1, c, largest))
+                wt_run_once<float>(shapes[s].name, shapes[s].both, shapes[s].last, shapes[s].block, dim3(c, 1, 1), 3,
+                                   wt_order_sensitive_fill<float>(), wt_check_float_sum<float>);
+    }
+    const dim3 cdims[5] = {dim3(2, 2, 1), dim3(1, 2, 2), dim3(2, 1, 4), dim3(3, 2, 1), dim3(4, 4, 1)};
+    const int picks[2] = {8, 11}; /* run-time 256, run-time 16x6 */
+    for (int i = 0; i < 2; i++) {
+        const wt_once_shape<float, Op> &s = shapes[picks[i]];
+        const int largest = wt_once_max_cluster(s);
+        for (int d = 0; d < 5; d++)
+            if ((int)(cdims[d].x * cdims[d].y * cdims[d].z) <= largest)
+                wt_run_once<float>(s.name, s.both, s.last, s.block, cdims[d], 3, wt_order_sensitive_fill<float>(),
+                                   wt_check_float_sum<float>);
+    }
+}
+
+/* A launch without a cluster size, where each block is a cluster of one (as cluster_reduce.cuh's
+   CLUSTER SHAPES has it, and as test_cluster_shapes checks for warpred_cluster_allreduce): float
+   sums as in test_once_float_sum, blocks of 256 and 16 x 6 threads. */
+static void test_once_without_clusters(void **state)
+{
+    WT_NEED_GPU(state);
+    typedef warpred_op_sum Op;
+    wt_once_shape<float, Op> shapes[WT_ONCE_SHAPES];
+    wt_once_shapes<float, Op>(shapes);
+    const int picks[2] = {8, 11}; /* run-time 256, run-time 16x6 */
+    for (int i = 0; i < 2; i++) {
+        const wt_once_shape<float, Op> &s = shapes[picks[i]];
+        wt_run_once<float>("launched without clusters", s.both, s.last, s.block, dim3(0, 0, 0), 5,
+                           wt_order_sensitive_fill<float>(), wt_check_float_sum<float>);
+    }
+}
+
+/* argmax inputs, indexed by their place in the cluster. kind 0: values from {0, .., 7}, ties
+   everywhere (the lowest index wins); kind 1: the same with two NaNs of random payloads and signs
+   at two random places of each cluster (a NaN beats every number, the first NaN wins); kind 2: only
+   -0 and +0 (-0 < +0: the first +0 wins, the first -0 where there is no +0). */
+static auto wt_once_arg_fill(int kind)
+{
+    return [kind](wt_argf *in, size_t per, unsigned clusters) {
+        for (size_t i = 0; i < per * clusters; i++) {
+            const float v = kind == 2 ? (wt_rand_below(2) ? 0.0f : -0.0f) : (float)wt_rand_below(8);
+            in[i] = warpred_make_arg(v, (int)(i % per));
+        }
+        if (kind == 1)
+            for (unsigned k = 0; k < clusters; k++) {
+                const size_t first = (size_t)wt_rand_below((int)per);
+                const size_t second = per > 1 ? (first + 1 + (size_t)wt_rand_below((int)per - 1)) % per : first;
+                in[k * per + first].value = wt_nan_with<float>(wt_rand64(), wt_rand_below(2));
+                in[k * per + second].value = wt_nan_with<float>(wt_rand64(), wt_rand_below(2));
+            }
+    };
+}
+
+/* Values whose size is not a multiple of 4 bytes, so that the last 4-byte word a block sends
+   is partly its value and partly the zero rest: __half (2 bytes, one word) and three __half
+   (6 bytes, two words). Sums of small integers, exact in __half in any order: each cluster's
+   |x| add up to at most 2048 (integers up to 2^11 are exact), so every partial sum is exact. */
+struct wt_half3 {
+    __half a, b, c;
+};
+template <> struct warpred_value<wt_half3> {
+    template <typename F> static __device__ void members(wt_half3 &x, F &f)
+    {
+        f(x.a);
+        f(x.b);
+        f(x.c);
+    }
+};
+
+/* The next value of a cluster of `per`: -3..3, about 700 of the cluster non-zero; 0 once the
+   cluster's budget of |x| (2048 at its start) would run out. */
+static __half wt_small_half(size_t per, int *budget)
+{
+    const int nonzero_per_mille = per <= 700 ? 1000 : (int)(700000 / per);
+    int v = 0;
+    if (wt_rand_below(1000) < nonzero_per_mille) v = (wt_rand_below(3) + 1) * (wt_rand_below(2) ? 1 : -1);
+    if (abs(v) > *budget) v = 0;
+    *budget -= abs(v);
+    return wt_d2h(v);
+}
+
+static void wt_half_fill(__half *in, size_t per, unsigned clusters)
+{
+    for (unsigned k = 0; k < clusters; k++) {
+        int budget = 2048;
+        for (size_t j = 0; j < per; j++) in[k * per + j] = wt_small_half(per, &budget);
+    }
+}
+
+static void wt_half3_fill(wt_half3 *in, size_t per, unsigned clusters)
+{
+    for (unsigned k = 0; k < clusters; k++) {
+        int budget[3] = {2048, 2048, 2048};
+        for (size_t j = 0; j < per; j++) {
+            in[k * per + j].a = wt_small_half(per, &budget[0]);
+            in[k * per + j].b = wt_small_half(per, &budget[1]);
+            in[k * per + j].c = wt_small_half(per, &budget[2]);
+        }
+    }
+}
+
+/* got must be the exact sum want (a sum of small integers). */
+static int wt_half_sum_is(const char *member, double got, double want, char *why, size_t len)
+{
+    if (got == want) return 1;
+    snprintf(why, len, "%s: got %.17g, the exact sum is %.17g", member, got, want);
+    return 0;
+}
+
+static int wt_check_half_sum(const __half *x, int C, int n, __half got, char *why, size_t len)
+{
+    double want = 0;
+    for (size_t i = 0; i < (size_t)C * n; i++) want += wt_h2d(x[i]);
+    return wt_half_sum_is("__half sum", wt_h2d(got), want, why, len);
+}
+
+static int wt_check_half3_sum(const wt_half3 *x, int C, int n, wt_half3 got, char *why, size_t len)
+{
+    double want[3] = {0, 0, 0};
+    for (size_t i = 0; i < (size_t)C * n; i++)
+        want[0] += wt_h2d(x[i].a), want[1] += wt_h2d(x[i].b), want[2] += wt_h2d(x[i].c);
+    return wt_half_sum_is("member a", wt_h2d(got.a), want[0], why, len) &&
+           wt_half_sum_is("member b", wt_h2d(got.b), want[1], why, len) &&
+           wt_half_sum_is("member c", wt_h2d(got.c), want[2], why, len);
+}
+
+/* Compound and odd-sized values, against host references independent of the device's order:
+   argmax of (float, int) pairs (ties, NaNs, signed zeros: wt_check_argmax, wt_compound.h's
+   reference of op_argminmax.cuh's RULES), and __half and three-__half sums (exact). Five
+   shapes, cluster sizes 1..5, 8 and the largest; every thread's once result also bitwise equal
+   to its warpred_cluster_allreduce result and to k_once_last's. */
+static void test_once_values(void **state)
+{
+    WT_NEED_GPU(state);
+    {
+        wt_once_shape<wt_argf, warpred_op_argmax> s[WT_ONCE_FEW_SHAPES];
+        wt_once_few_shapes<wt_argf, warpred_op_argmax>(s);
+        for (int i = 0; i < WT_ONCE_FEW_SHAPES; i++) {
+            const int largest = wt_once_max_cluster(s[i]);
+            for (int c = 1; c <= largest; c++)
+                if (wt_once_size_taken(0, c, largest))
+                    for (int kind = 0; kind < 3; kind++)
+                        wt_run_once<wt_argf>(s[i].name, s[i].both, s[i].last, s[i].block, dim3(c, 1, 1), 3,
+                                             wt_once_arg_fill(kind), wt_check_argmax);
+        }
+    }
+    {
+        wt_once_shape<__half, warpred_op_sum> s[WT_ONCE_FEW_SHAPES];
+        wt_once_few_shapes<__half, warpred_op_sum>(s);
+        for (int i = 0; i < WT_ONCE_FEW_SHAPES; i++) {
+            const int largest = wt_once_max_cluster(s[i]);
+            for (int c = 1; c <= largest; c++)
+                if (wt_once_size_taken(0, c, largest))
+                    wt_run_once<__half>(s[i].name, s[i].both, s[i].last, s[i].block, dim3(c, 1, 1), 3, wt_half_fill,
+                                        wt_check_half_sum);
+        }
+    }
+    {
+        wt_once_shape<wt_half3, warpred_op_sum> s[WT_ONCE_FEW_SHAPES];
+        wt_once_few_shapes<wt_half3, warpred_op_sum>(s);
+        for (int i = 0; i < WT_ONCE_FEW_SHAPES; i++) {
+            const int largest = wt_once_max_cluster(s[i]);
+            for (int c = 1; c <= largest; c++)
+                if (wt_once_size_taken(0, c, largest))
+                    wt_run_once<wt_half3>(s[i].name, s[i].both, s[i].last, s[i].block, dim3(c, 1, 1), 3, wt_half3_fill,
+                                          wt_check_half3_sum);
+        }
+    }
+}
+
+/* The usage snippet of cluster_allreduce_once.cuh (divide_by_row_sum), as the build copies it
+   from the manual, launched with cluster_reduce.cuh's launch_per_row (4 blocks of 256 per row). */
+#include "snippets/cluster_allreduce_once.inc"
+
+/* Rows of {1, 2, ..., 3000}: the row's sum, 4501500, is exact in float (every partial sum is an
+   integer below 2^24), and x / 4501500.0f rounds once, on the device as on the host, so every
+   element must equal the host's (float)c / 4501500.0f exactly; that is within 2^-24 relative
+   error of the exact quotient c / 4501500, checked too. */
+static void test_once_doc_snippet(void **state)
+{
+    WT_NEED_GPU(state);
+    enum { ROWS = 7, COLS = 3000 };
+    float *x = (float *)wt_host_alloc(ROWS * COLS * sizeof(float));
+    for (int i = 0; i < ROWS * COLS; i++) x[i] = (float)(i % COLS + 1);
+    float *d_x = (float *)wt_dev_copy(x, ROWS * COLS * sizeof(float));
+    WT_CUDA(launch_per_row(divide_by_row_sum, ROWS, d_x, (int)COLS));
+    WT_LAUNCHED();
+    wt_to_host(x, d_x, ROWS * COLS * sizeof(float));
+    for (int i = 0; i < ROWS * COLS; i++) {
+        const int c = i % COLS + 1;
+        const float want = (float)c / 4501500.0f;
+        const double exact = (double)c / 4501500.0;
+        if (x[i] != want || !(fabs((double)x[i] - exact) <= 0x1p-24 * exact))
+            fail_msg("divide_by_row_sum: element %d of row %d is %.9g, expected %.9g (%d / 4501500 = %.17g)", c - 1,
+                     i / COLS, (double)x[i], (double)want, c, exact);
+    }
+    wt_dev_free(d_x);
+    wt_host_free(x);
+}
+
+/* Many clusters in one grid, each reducing its own inputs: clusters of 2, 4 and the largest number
+   of blocks of 256, 1024 and 96 threads, about 2^19 threads a launch (39 to 2737 clusters, in two
+   or more waves), int sums (exact) and float sums (the documented order), the second kernel
+   k_once_skewed (blocks reaching begin and the call in changing orders); every thread of every
+   cluster checked. Under the sanitizers 24 clusters (and under racecheck blocks of 256 only). */
+static void test_once_many_clusters(void **state)
+{
+    WT_NEED_GPU(state);
+    const dim3 blocks[3] = {dim3(256), dim3(1024), dim3(96)};
+    for (int b = 0; b < (wt_quick_level() == 2 ? 1 : 3); b++) {
+        const int found[4] = {wt_max_cluster(k_once_both<0, int, warpred_op_sum>, blocks[b]),
+                              wt_max_cluster(k_once_skewed<int, warpred_op_sum>, blocks[b]),
+                              wt_max_cluster(k_once_both<0, float, warpred_op_sum>, blocks[b]),
+                              wt_max_cluster(k_once_skewed<float, warpred_op_sum>, blocks[b])};
+        int largest = found[0];
+        for (int i = 1; i < 4; i++)
+            if (found[i] < largest) largest = found[i];
+        const int sizes[3] = {2, 4, largest};
+        for (int s = 0; s < 3; s++) {
+            if (sizes[s] > largest || (s == 2 && (largest == 2 || largest == 4))) continue;
+            /* about 2100 blocks of 256 threads (8 an SM at once), 5500 of 96 (21), 530 to 620 of 1024 (2) */
+            const unsigned clusters = wt_quick() ? 24 : (1u << 19) / (blocks[b].x * sizes[s]) + 7;
+            wt_run_once<int>("many clusters, int sum", k_once_both<0, int, warpred_op_sum>,
+                             k_once_skewed<int, warpred_op_sum>, blocks[b], dim3(sizes[s], 1, 1), clusters,
+                             wt_random_fill<int>(0), wt_ref_checker<int>(WT_SUM));
+            wt_run_once<float>("many clusters, float sum", k_once_both<0, float, warpred_op_sum>,
+                               k_once_skewed<float, warpred_op_sum>, blocks[b], dim3(sizes[s], 1, 1), clusters,
+                               wt_order_sensitive_fill<float>(), wt_check_float_sum<float>);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        WT_TEST(wt_compound_self_check), WT_TEST(test_order_model),  WT_TEST(test_doc_snippets),
-        WT_TEST(test_int_sum),           WT_TEST(test_float_sum),    WT_TEST(test_double),
-        WT_TEST(test_float_max),         WT_TEST(test_float_min),    WT_TEST(test_argmax),
-        WT_TEST(test_welford),           WT_TEST(test_tuple),        WT_TEST(test_many_clusters),
-        WT_TEST(test_cluster_shapes),    WT_TEST(test_back_to_back),
+        WT_TEST(wt_compound_self_check),
+        WT_TEST(test_order_model),
+        WT_TEST(test_doc_snippets),
+        WT_TEST(test_int_sum),
+        WT_TEST(test_float_sum),
+        WT_TEST(test_double),
+        WT_TEST(test_float_max),
+        WT_TEST(test_float_min),
+        WT_TEST(test_argmax),
+        WT_TEST(test_welford),
+        WT_TEST(test_tuple),
+        WT_TEST(test_many_clusters),
+        WT_TEST(test_cluster_shapes),
+        WT_TEST(test_back_to_back),
+        WT_TEST(test_once_float_sum),
+        WT_TEST(test_once_values),
+        WT_TEST(test_once_doc_snippet),
+        WT_TEST(test_once_many_clusters),
+        WT_TEST(test_once_without_clusters),
     };
     return cmocka_run_group_tests(tests, wt_cluster_setup, NULL);
 }

@@ -33,7 +33,7 @@
        // launched as cluster_reduce.cuh's launch_per_row: rows of {1, 2, ..., 3000} ->
        // {1 / 4501500, ..., 3000 / 4501500}
 
-   (The snippet is compiled and checked in tests/test_cluster_reduce.cu.)
+   (This snippet is compiled and checked in tests/test_cluster_reduce.cu.)
 
    WHICH TO CALL
      one reduction per kernel, every block taking part      warpred_cluster_allreduce_once
@@ -53,7 +53,9 @@
        once, then warpred_cluster_allreduce_once(v, op) once, with the same op, from code that
        all of them reach; no block of the cluster has exited before it. At most one call of each
        per kernel launch (the mailbox is used once: a second call would wait forever or read
-       the first call's totals; checked with assert). For more calls use cluster_reduce.cuh.
+       the first call's totals; checked with assert, which does not catch a second begin).
+       For more calls use cluster_reduce.cuh; its calls may come before begin or after the
+       once call, not between them.
      - At most WARPRED_CLUSTER_ONCE_MAX_BLOCKS (16, the largest cluster sm_90 allows) blocks a
        cluster (assert).
      - BlockThreads, when not 0, equals the block size (assert), as for warpred_block_reduce.
@@ -68,7 +70,9 @@
    kernel), then thread 0 sends the block's total to every block of the cluster (one st.async
    per 4-byte word and block); every thread waits on its block's mbarrier; each warp folds the C
    totals with one shuffle tree (blocks whose size is not a multiple of 32: the first warp
-   folds, and a __syncthreads() hands the result to the others). No cluster barrier after: a
+   folds, and a __syncthreads() hands the result to the others). A cluster of one block (or a
+   launch without clusters) sends nothing: its total, through shared memory and a
+   __syncthreads(). No cluster barrier after: a
    block leaves only once every total sent to it has landed, and a block sends only to blocks
    that are still waiting for it.
 
@@ -185,14 +189,22 @@ template <int BlockThreads, typename T, typename Op> __device__ __forceinline__ 
     WARPRED_ASSERT(n <= WARPRED_CLUSTER_ONCE_MAX_BLOCKS);
     v = warpred__block_reduce_prefix<false, BlockThreads>(v, op, nthreads, nthreads);
     asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); /* every block has begun */
+    unsigned *cell = warpred__once_slots<T>() + WARPRED_CLUSTER_ONCE_MAX_BLOCKS * W;
+    if (tid == 0) {
+        WARPRED_ASSERT(box.state == 1); /* begun, and not used yet: thread 0 set it */
+        box.state = 2;
+    }
+    if (n == 1) { /* st.async needs a cluster of 2 or more: the block's total is the result */
+        if (tid == 0) __builtin_memcpy(cell, &v, sizeof(T));
+        __syncthreads();
+        return warpred__once_slot<T>(WARPRED_CLUSTER_ONCE_MAX_BLOCKS);
+    }
     const int lanes = nthreads < 32 ? nthreads : 32;
     if (tid == 0) {
         /* one thread sends to every block: sent from lanes in parallel, the total's shuffle and
            the loop took registers that spilled in the row samples' bfloat16 LayerNorm */
         const unsigned rank = warpred__cluster_rank();
         for (unsigned to = 0; to < n; to++) warpred__once_send(v, rank, to);
-        WARPRED_ASSERT(box.state == 1); /* begun, and not used yet: thread 0 set it */
-        box.state = 2;
         asm volatile("{\n\t.reg .b64 state;\n\t"
                      "mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n\t}" ::"r"(
                          warpred__shared_address(&box.barrier)),
@@ -203,7 +215,6 @@ template <int BlockThreads, typename T, typename Op> __device__ __forceinline__ 
     if (nthreads < 32 || nthreads % 32 == 0) /* whole warps: each folds for itself */
         return warpred__once_fold<BlockThreads>(v, op, tid % 32, lanes, n);
     /* a partial last warp: the first warp folds for the block */
-    unsigned *cell = warpred__once_slots<T>() + WARPRED_CLUSTER_ONCE_MAX_BLOCKS * W;
     if (tid < 32) {
         v = warpred__once_fold<BlockThreads>(v, op, tid, 32, n);
         if (tid == 0) __builtin_memcpy(cell, &v, sizeof(T));

@@ -49,8 +49,8 @@
      rmsnorm      y = x / sqrt(mean(x^2) + eps) * w.
                   Every kernel whose rows a cluster holds (in registers or streamed) reduces once,
                   with warpred_cluster_allreduce_once (begun at the kernel's start, no cluster
-                  barrier after it; rk_allreduce_once); cross-entropy's streamed kernel reduces
-                  twice and keeps warpred_row_allreduce.
+                  barrier after it; rk_allreduce_once); cross-entropy's streamed kernel in a
+                  cluster reduces its two pairs as one tuple (op_tuple.cuh) that way.
                   Both norms, rows of at most 2 vectors a thread: each group of threads takes 4 rows,
                   holds its part of w (and b) in registers for all of them and loads the next row
                   while this one is reduced and written (rk_norm_held). A row a warp: the block
@@ -87,6 +87,7 @@
 #include <warpred/cluster_allreduce_once.cuh>
 #include <warpred/op_softmax.cuh>
 #include <warpred/op_argminmax.cuh>
+#include <warpred/op_tuple.cuh>
 #include <warpred/device_reduce.cuh>
 
 #define RK_LOG2E 1.4426950408889634f
@@ -757,6 +758,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 {
     RK_CLUSTER_GUARD(L)
     {
+        rk_begin<L>();
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
         const T *in = x + row * len;
@@ -787,8 +789,18 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 #pragma unroll
                 for (int u = 0; u < L::VECS; u++) p[u] = next[u];
         }
-        const warpred_softmax<float> pair = rk_pair_allreduce<L, false>(m, s);
-        best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
+        warpred_softmax<float> pair;
+        if constexpr (L::CLUSTER > 1) { /* one reduction of both pairs: rk_allreduce_once */
+            pair.max = m;
+            pair.sum = s;
+            const auto both = rk_allreduce_once<L>(
+                warpred_make_tuple(pair, best), warpred_make_op_tuple(warpred_op_softmax(), warpred_op_argmax_num()));
+            pair = both.v0;
+            best = both.v1;
+        } else {
+            pair = rk_pair_allreduce<L, false>(m, s);
+            best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
+        }
         if (warpred_row_rank<L>() == 0)
             rk_ce_finish(in, len, targets[row], pair.max, pair.sum, best.index, loss, argmax, row);
     }
