@@ -1277,5 +1277,7 @@ int main(void)
         WT_TEST(test_once_many_clusters),
         WT_TEST(test_once_without_clusters),
     };
+    /* one test or a pattern of them, e.g. WARPRED_TEST_FILTER='test_once*' under a sanitizer */
+    if (getenv("WARPRED_TEST_FILTER")) cmocka_set_test_filter(getenv("WARPRED_TEST_FILTER"));
     return cmocka_run_group_tests(tests, wt_cluster_setup, NULL);
 }
