@@ -13,7 +13,8 @@
    scheduling (no float atomics).
 
    Each length is checked against a double-precision reference with a stated bound (samples/common/
-   row_check.h), rows with -inf logits included, and special rows exactly: a row of only -inf (loss
+   row_check.h), rows with -inf logits included (and, at lengths 16392 and 16387, 4 rows per SM
+   and a few more: the streamed kernel's blocks of 256), and special rows exactly: a row of only -inf (loss
    +inf, argmax 0), a target logit of -inf (+inf), a target out of range (NaN, nothing read).
 
    Build and run alone, from the repository root:
