@@ -8,12 +8,12 @@
    completes an mbarrier of the receiving block), and each block folds the totals it received as
    soon as the last one lands: one-way latency instead of two cluster barriers.
 
-     warpred_cluster_allreduce_once_begin()   every thread of the cluster, early in the kernel (at
-                                        its start, before the loads: its cluster barrier is then
-                                        waited on only at the reduction)
-     warpred_cluster_allreduce_once<BlockThreads>(v, op)   the cluster's result in every thread
-                                        of every block, bitwise the same as
-                                        warpred_cluster_allreduce<BlockThreads>(v, op) gives
+     warpred_cluster_allreduce_once_begin()
+             every thread of the cluster, early in the kernel (at its start, before the loads:
+             its cluster barrier is then waited on only at the reduction)
+     warpred_cluster_allreduce_once<BlockThreads>(v, op)
+             the cluster's result in every thread of every block, bitwise the same as
+             warpred_cluster_allreduce<BlockThreads>(v, op) gives
 
    USAGE
        #include <warpred/cluster_allreduce_once.cuh>
@@ -38,9 +38,12 @@
    WHICH TO CALL
      one reduction per kernel, every block taking part      warpred_cluster_allreduce_once
      several reductions, a loop, or the result in one block warpred_cluster_reduce / _allreduce
-   Measured on an H200 in the row samples' kernels that hold a row in a cluster's registers
-   (samples/softmax, samples/layernorm): 5-10% less time than with warpred_cluster_allreduce at
-   clusters of 1 to 16 blocks (CHANGELOG).
+   Measured on an H200 in copies of the row samples' kernels that hold a row in a cluster's
+   registers (softmax, LayerNorm, RMSNorm; clusters of 1 to 16 blocks): less time than with
+   warpred_cluster_allreduce at every length tried (CHANGELOG has the figures).
+
+   CLUSTER SHAPES  those of cluster_reduce.cuh: 1D, 2D and 3D clusters, blocks of any shape of 1
+   to 1024 threads, and launches without a cluster size (each block a cluster of one).
 
    ORDER  that of cluster_reduce.cuh (its ORDER): the same block totals, folded in the same
    order; the same bits on every run and in every thread.
@@ -60,7 +63,7 @@
        cluster (assert).
      - BlockThreads, when not 0, equals the block size (assert), as for warpred_block_reduce.
 
-   SHARED MEMORY  an 8-byte mbarrier and a 4-byte flag, plus 17 slots of the value's size
+   SHARED MEMORY  16 bytes (an mbarrier and a flag), plus 17 slots of the value's size
    (rounded up to 4 bytes) per value type, static __shared__: you declare nothing. The block
    reduction's own (block_reduce.cuh).
 
@@ -87,7 +90,10 @@
 
 #include "cluster_reduce.cuh"
 
+/* The largest cluster sm_90 allows (16, non-portable). Not a setting: the fold's order equals
+   cluster_reduce.cuh's only while the totals fit the lanes of one warp's shuffle-down tree. */
 #define WARPRED_CLUSTER_ONCE_MAX_BLOCKS 16
+static_assert(WARPRED_CLUSTER_ONCE_MAX_BLOCKS < 32, "warpred: the once fold's order needs fewer than 32 blocks");
 
 #if WARPRED_HAS_CLUSTERS
 
@@ -194,7 +200,10 @@ template <int BlockThreads, typename T, typename Op> __device__ __forceinline__ 
         WARPRED_ASSERT(box.state == 1); /* begun, and not used yet: thread 0 set it */
         box.state = 2;
     }
-    if (n == 1) { /* st.async needs a cluster of 2 or more: the block's total is the result */
+    if (n == 1) {
+        /* no st.async in a cluster of one block (a launch without clusters stops there with an
+           illegal instruction on an H200, and memcheck reports "Cluster needs to have at least
+           2 blocks" for a cluster of one): the block's total is the result */
         if (tid == 0) __builtin_memcpy(cell, &v, sizeof(T));
         __syncthreads();
         return warpred__once_slot<T>(WARPRED_CLUSTER_ONCE_MAX_BLOCKS);

@@ -47,10 +47,6 @@
                   (shifted by the row's first value, which keeps the cancellation small; two
                   reductions, each waiting on cluster barriers, measured slower in a cluster).
      rmsnorm      y = x / sqrt(mean(x^2) + eps) * w.
-                  Every kernel whose rows a cluster holds (in registers or streamed) reduces once,
-                  with warpred_cluster_allreduce_once (begun at the kernel's start, no cluster
-                  barrier after it; rk_allreduce_once); cross-entropy's streamed kernel in a
-                  cluster reduces its two pairs as one tuple (op_tuple.cuh) that way.
                   Both norms, rows of at most 2 vectors a thread: each group of threads takes 4 rows,
                   holds its part of w (and b) in registers for all of them and loads the next row
                   while this one is reduced and written (rk_norm_held). A row a warp: the block
@@ -64,6 +60,10 @@
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
                   [0, len) gives NaN and reads nothing. The target and its logit are loaded
                   before the reductions where that measured faster (rk_cross_entropy_regs).
+   ONE REDUCTION A CLUSTER: every kernel whose rows a cluster holds (in registers or streamed)
+   reduces once, with warpred_cluster_allreduce_once (begun at the kernel's start, no cluster
+   barrier after it; rk_allreduce_once); cross-entropy's streamed kernel in a cluster reduces its
+   two pairs as one tuple (op_tuple.cuh) that way.
    exp is 2^(x * log2(e) - max * log2(e)): one FFMA and one MUFU.EX2 an element (ex2.approx.ftz:
    results below 2^-126 are 0). Packed rows compute it again for the output rather than hold it.
 
@@ -178,9 +178,9 @@ template <class L> __device__ __forceinline__ bool rk_full(int len, int j)
 }
 
 /* A kernel whose rows a cluster holds reduces once: warpred_cluster_allreduce_once, begun at the
-   kernel's start (rk_begin), with no cluster barrier after it; measured 5-10% faster than
-   warpred_cluster_allreduce's two barriers at every cluster length on an H200 (CHANGELOG). Same
-   bits. Other layouts: warpred_row_allreduce. */
+   kernel's start (rk_begin), with no cluster barrier after it; faster than
+   warpred_cluster_allreduce's two barriers at every cluster length measured on an H200
+   (CHANGELOG). Same bits. Other layouts: warpred_row_allreduce. */
 template <class L> __device__ __forceinline__ void rk_begin(void)
 {
     if constexpr (L::CLUSTER > 1) warpred_cluster_allreduce_once_begin();
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L)) rk_softmax_regs(co
         for (int i = 0; i < L::PER_THREAD; i++) m = fmaxf(m, rk_at<L>(p, i));
         float s = 0.0f;
         if constexpr (L::CLUSTER > 1) {
-            /* a cluster's reduction waits on cluster barriers: one reduction of the thread's own
+            /* a cluster's reduction waits on the other blocks: one reduction of the thread's own
                (max, sum) pair instead of the row's max, then its sum */
 #pragma unroll
             for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -rk_shift(m)));
