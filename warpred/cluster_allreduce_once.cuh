@@ -170,19 +170,13 @@ template <typename T> __device__ __forceinline__ T warpred__once_slot(unsigned r
     return v;
 }
 
-/* The n totals folded in cluster_reduce.cuh's ORDER by `lanes` lanes of one warp (lane L holds
-   total L, and totals L + lanes, L + 2 lanes, ... folded in left to right); result in every
-   calling lane. */
+/* The n totals received, folded in cluster_reduce.cuh's ORDER by `lanes` lanes of one warp (its
+   fold: warpred__cluster_fold_totals); result in every calling lane. */
 template <int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__once_fold(T v, Op op, int lane, int lanes, unsigned n)
 {
-    const int holders = n < (unsigned)lanes ? (int)n : lanes;
-    if (lane < holders) {
-        v = warpred__once_slot<T>((unsigned)lane);
-        for (unsigned r = (unsigned)(lane + lanes); r < n; r += (unsigned)lanes) v = op(v, warpred__once_slot<T>(r));
-    }
-    __builtin_assume(lanes <= 32);
-    return warpred__block_reduce_prefix<true, BlockThreads>(v, op, lanes, holders);
+    const auto total = [](unsigned r) { return warpred__once_slot<T>(r); };
+    return warpred__cluster_fold_totals<true, BlockThreads>(total, v, lane, lanes, n, op);
 }
 
 template <int BlockThreads, typename T, typename Op> __device__ __forceinline__ T warpred__once_allreduce(T v, Op op)

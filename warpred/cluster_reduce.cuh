@@ -235,23 +235,24 @@ template <typename T> __device__ __forceinline__ T warpred__cluster_total(const 
     return r;
 }
 
-/* The totals of the n blocks of the cluster, reduced by the first `lanes` threads of a block
-   (lanes = min(block size, 32); each calls with its index `lane` and the block's total v):
+/* The totals of the n blocks of the cluster (total(r): block r's), reduced by the first `lanes`
+   threads of a warp (lanes = min(block size, 32); each calls with its index `lane` and any v):
    lane L loads total L (and, when n > lanes, folds in totals L + lanes, L + 2 lanes, ... left to
-   right), every load of the warp in flight at once, then the block layer's tree over the first
-   warp (its entry point for the first warp alone) combines the min(n, lanes) lane values.
-   Result in lane 0. */
-template <int BlockThreads, typename T, typename Op>
-__device__ __forceinline__ T warpred__cluster_fold_totals(const T *cell, T v, int lane, int lanes, unsigned n, Op op)
+   right), every load of the warp in flight at once, then the block layer's tree over one warp
+   (its entry point for the first warp alone) combines the min(n, lanes) lane values. Result in
+   lane 0 (Broadcast: in every calling lane). The one fold of this layer's ORDER: the calls here
+   read the totals in other blocks' shared memory, cluster_allreduce_once.cuh's the totals sent
+   into its own. */
+template <bool Broadcast, int BlockThreads, typename T, typename Total, typename Op>
+__device__ __forceinline__ T warpred__cluster_fold_totals(Total total, T v, int lane, int lanes, unsigned n, Op op)
 {
     const int holders = n < (unsigned)lanes ? (int)n : lanes;
     if (lane < holders) {
-        v = warpred__cluster_total(cell, (unsigned)lane);
-        for (unsigned r = (unsigned)(lane + lanes); r < n; r += (unsigned)lanes)
-            v = op(v, warpred__cluster_total(cell, r));
+        v = total((unsigned)lane);
+        for (unsigned r = (unsigned)(lane + lanes); r < n; r += (unsigned)lanes) v = op(v, total(r));
     }
-    __builtin_assume(lanes <= 32); /* the first warp alone: no code for whole blocks here */
-    return warpred__block_reduce_prefix<false, BlockThreads>(v, op, lanes, holders);
+    __builtin_assume(lanes <= 32); /* one warp: no code for whole blocks here */
+    return warpred__block_reduce_prefix<Broadcast, BlockThreads>(v, op, lanes, holders);
 }
 
 /* The entry point of a layer above: every thread of every block of the cluster calls. Each
@@ -275,7 +276,8 @@ __device__ __forceinline__ T warpred__cluster_fold(T v, Op op)
     warpred__cluster_barrier();
     const int lanes = nthreads < 32 ? nthreads : 32;
     if (tid < lanes && (Broadcast || warpred__cluster_rank() == 0)) {
-        v = warpred__cluster_fold_totals<BlockThreads>(cells, v, tid, lanes, warpred__cluster_blocks(), op);
+        const auto total = [cells](unsigned r) { return warpred__cluster_total(cells, r); };
+        v = warpred__cluster_fold_totals<false, BlockThreads>(total, v, tid, lanes, warpred__cluster_blocks(), op);
         if (Broadcast && tid == 0) cells[1] = v;
     }
     warpred__cluster_barrier();

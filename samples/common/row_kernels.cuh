@@ -192,16 +192,14 @@ template <class L, typename V, typename Op> __device__ __forceinline__ V rk_allr
         return warpred_row_allreduce<L>(x, op);
 }
 
-/* The row's (max, sum) pair from each thread's own: one allreduce of op_softmax's pair (Once: the
-   kernel's one reduction, rk_allreduce_once). */
-template <class L, bool Once> __device__ __forceinline__ warpred_softmax<float> rk_pair_allreduce(float m, float s)
+/* The row's (max, sum) pair from each thread's own: one allreduce of op_softmax's pair (a
+   cluster's layout: the kernel's one reduction). */
+template <class L> __device__ __forceinline__ warpred_softmax<float> rk_pair_allreduce(float m, float s)
 {
     warpred_softmax<float> pair;
     pair.max = m;
     pair.sum = s;
-    if constexpr (Once) return rk_allreduce_once<L>(pair, warpred_op_softmax());
-    else
-        return warpred_row_allreduce<L>(pair, warpred_op_softmax());
+    return rk_allreduce_once<L>(pair, warpred_op_softmax());
 }
 
 /* =========================================== softmax =========================================== */
@@ -225,7 +223,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L)) rk_softmax_regs(co
                (max, sum) pair instead of the row's max, then its sum */
 #pragma unroll
             for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -rk_shift(m)));
-            const warpred_softmax<float> pair = rk_pair_allreduce<L, true>(m, s);
+            const warpred_softmax<float> pair = rk_pair_allreduce<L>(m, s);
             m = pair.max;
             s = pair.sum;
         } else {
@@ -337,7 +335,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 #pragma unroll
             for (int u = 0; u < L::VECS; u++) p[u] = next[u];
         }
-        const warpred_softmax<float> pair = rk_pair_allreduce<L, true>(m, s);
+        const warpred_softmax<float> pair = rk_pair_allreduce<L>(m, s);
         const float ms = rk_shift(pair.max);
         const float inv = pair.sum > 0.0f ? 1.0f / pair.sum : (pair.sum == 0.0f ? 0.0f : pair.sum);
         T *out = y + row * len;
@@ -428,12 +426,14 @@ __device__ __forceinline__ void rk_shifted_stats(float2 acc, int len, float k, b
 }
 
 /* A packed row's statistics, every thread of the row getting them: LayerNorm (Center) the mean,
-   then the sum of squared deviations from it (exact two-pass, free once the row is in registers);
-   RMSNorm the mean of the squares (mean 0). */
+   then the sum of squared deviations from it (exact two-pass, free once the row is in registers;
+   not for a cluster's layout, which reduces once: rk_norm_rows); RMSNorm the mean of the squares
+   (mean 0), one reduction (rk_allreduce_once: a cluster's layout too). */
 template <class L, bool Center>
 __device__ __forceinline__ void rk_norm_stats(const uint4 (&p)[L::VECS], int len, float eps, float &mean, float &rstd)
 {
     if constexpr (Center) {
+        static_assert(L::CLUSTER == 1, "rk_norm_stats: a cluster's LayerNorm reduces once (rk_norm_rows)");
         float s = 0.0f;
 #pragma unroll
         for (int i = 0; i < L::PER_THREAD; i++) s += rk_at<L>(p, i);
@@ -449,7 +449,7 @@ __device__ __forceinline__ void rk_norm_stats(const uint4 (&p)[L::VECS], int len
             s2 = fmaf(v, v, s2);
         }
         mean = 0.0f;
-        rstd = rsqrtf(warpred_row_allreduce<L>(s2, warpred_op_sum()) * __frcp_rn((float)len) + eps);
+        rstd = rsqrtf(rk_allreduce_once<L>(s2, warpred_op_sum()) * __frcp_rn((float)len) + eps);
     }
 }
 
@@ -570,16 +570,6 @@ __device__ __forceinline__ void rk_norm_rows(const T *x, const T *w, const T *b,
 #pragma unroll
             for (int i = 0; i < L::PER_THREAD; i++) rk_shifted_add(acc, rk_at<L>(p, i), k);
             rk_shifted_stats(rk_allreduce_once<L>(acc, warpred_op_sum()), len, k, true, eps, mean, rstd);
-        } else if constexpr (L::CLUSTER > 1) {
-            warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
-            float s2 = 0.0f;
-#pragma unroll
-            for (int i = 0; i < L::PER_THREAD; i++) {
-                const float v = rk_at<L>(p, i);
-                s2 = fmaf(v, v, s2);
-            }
-            mean = 0.0f;
-            rstd = rsqrtf(rk_allreduce_once<L>(s2, warpred_op_sum()) * __frcp_rn((float)len) + eps);
         } else {
             warpred_row_load_packed<L>(x + row * len, len, p, 0.0f);
             rk_norm_stats<L, Center>(p, len, eps, mean, rstd);
@@ -798,7 +788,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
             pair = both.v0;
             best = both.v1;
         } else {
-            pair = rk_pair_allreduce<L, false>(m, s);
+            pair = rk_pair_allreduce<L>(m, s);
             best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
         }
         if (warpred_row_rank<L>() == 0)
