@@ -155,6 +155,26 @@ static const char *const wt_values_src =
     "template __global__ void warpred__device_reduce_kernel<float, float, warpred_op_rsum, warpred_xf_identity>(\n"
     "    const float *, size_t, warpred_grid_scratch, float *, warpred_op_rsum, warpred_xf_identity);\n";
 
+/* The cluster calls (their code exists for compute_90 and newer only, as in a user's multi-arch
+   build): both cluster reductions, and the once form over a scalar and a compound value. */
+static const char *const wt_cluster_src =
+    "#include <warpred/cluster_allreduce_once.cuh>\n"
+    "#include <warpred/op_argminmax.cuh>\n"
+    "__global__ void k(float *x, warpred_arg<float, int> *a) {\n"
+    "#if WARPRED_HAS_CLUSTERS\n"
+    "    warpred_cluster_allreduce_once_begin();\n"
+    "    x[0] = warpred_cluster_reduce(x[threadIdx.x], warpred_op_max());\n"
+    "    x[1] = warpred_cluster_allreduce<256>(x[threadIdx.x], warpred_op_sum());\n"
+    "    a[threadIdx.x] = warpred_cluster_allreduce_once(a[threadIdx.x], warpred_op_argmax());\n"
+    "#endif\n"
+    "}\n"
+    "__global__ void k2(float *x) {\n"
+    "#if WARPRED_HAS_CLUSTERS\n"
+    "    warpred_cluster_allreduce_once_begin();\n"
+    "    x[threadIdx.x] = warpred_cluster_allreduce_once<128>(x[threadIdx.x], warpred_op_sum());\n"
+    "#endif\n"
+    "}\n";
+
 static const char *const wt_umbrella_src =
     "#include <warpred/warpred.cuh>\n"
     "__global__ void k(float *a) { a[0] = warpred_block_reduce(a[threadIdx.x], warpred_op_min()); }\n";
@@ -332,6 +352,7 @@ WT_NVRTC_TEST(atomic_aggregate, wt_aggregate_src, 0)
 WT_NVRTC_TEST(atomic_minmax, wt_minmax_src, 0)
 WT_NVRTC_TEST(grid_reduce, wt_grid_src, 0)
 WT_NVRTC_TEST(umbrella, wt_umbrella_src, 0)
+WT_NVRTC_TEST(cluster, wt_cluster_src, 0)
 WT_NVRTC_TEST(values, wt_values_src, 0)
 WT_NVRTC_TEST(half_types, wt_half_src, 1)
 WT_NVRTC_TEST(vector_rsum, wt_vector_rsum_src, 0)
@@ -717,6 +738,7 @@ int main(void)
         WT_TEST(test_nvrtc_atomic_minmax),
         WT_TEST(test_nvrtc_grid_reduce),
         WT_TEST(test_nvrtc_umbrella),
+        WT_TEST(test_nvrtc_cluster),
         WT_TEST(test_nvrtc_values),
         WT_TEST(test_nvrtc_half_types),
         WT_TEST(test_nvrtc_vector_rsum),

@@ -89,6 +89,9 @@
 #define WARPRED_CLUSTER_ALLREDUCE_ONCE_CUH
 
 #include "cluster_reduce.cuh"
+#ifndef __CUDACC_RTC__
+#    include <string.h> /* memcpy, which NVRTC has built in */
+#endif
 
 /* The largest cluster sm_90 allows (16, non-portable). Not a setting: the fold's order equals
    cluster_reduce.cuh's only while the totals fit the lanes of one warp's shuffle-down tree. */
@@ -138,7 +141,7 @@ template <typename T> __device__ __forceinline__ void warpred__once_send(const T
     enum { W = warpred__once_words<T>::value };
     unsigned words[W];
     words[W - 1] = 0; /* a size that is not a multiple of 4: the last word's rest is 0 */
-    __builtin_memcpy(words, &total, sizeof(T));
+    memcpy(words, &total, sizeof(T));
     const unsigned slot = warpred__cluster_address(warpred__shared_address(warpred__once_slots<T>() + rank * W), to);
     const unsigned bar = warpred__cluster_address(warpred__shared_address(&warpred__once_box_of().barrier), to);
 #    pragma unroll
@@ -166,7 +169,7 @@ __device__ __forceinline__ void warpred__once_wait(void)
 template <typename T> __device__ __forceinline__ T warpred__once_slot(unsigned r)
 {
     T v;
-    __builtin_memcpy(&v, warpred__once_slots<T>() + r * warpred__once_words<T>::value, sizeof(T));
+    memcpy(&v, warpred__once_slots<T>() + r * warpred__once_words<T>::value, sizeof(T));
     return v;
 }
 
@@ -198,7 +201,7 @@ template <int BlockThreads, typename T, typename Op> __device__ __forceinline__ 
         /* no st.async in a cluster of one block (a launch without clusters stops there with an
            illegal instruction on an H200, and memcheck reports "Cluster needs to have at least
            2 blocks" for a cluster of one): the block's total is the result */
-        if (tid == 0) __builtin_memcpy(cell, &v, sizeof(T));
+        if (tid == 0) memcpy(cell, &v, sizeof(T));
         __syncthreads();
         return warpred__once_slot<T>(WARPRED_CLUSTER_ONCE_MAX_BLOCKS);
     }
@@ -220,7 +223,7 @@ template <int BlockThreads, typename T, typename Op> __device__ __forceinline__ 
     /* a partial last warp: the first warp folds for the block */
     if (tid < 32) {
         v = warpred__once_fold<BlockThreads>(v, op, tid, 32, n);
-        if (tid == 0) __builtin_memcpy(cell, &v, sizeof(T));
+        if (tid == 0) memcpy(cell, &v, sizeof(T));
     }
     __syncthreads();
     return warpred__once_slot<T>(WARPRED_CLUSTER_ONCE_MAX_BLOCKS);
