@@ -163,10 +163,10 @@
    every call, whatever its types, so that the message is printed once. */
 template <int Never> struct warpred__cluster_needs_sm90 {
     static_assert(Never != 0,
-                  "warpred: warpred_cluster_reduce, _allreduce and _allreduce_once need thread-block clusters (sm_90 "
-                  "or newer), and this device code is being compiled for an older arch. Compile the kernel for "
-                  "sm_90+ only, or keep the call out of the older archs' code with #if WARPRED_HAS_CLUSTERS (see "
-                  "warpred/cluster_reduce.cuh, OLDER ARCHS)");
+                  "warpred: warpred_cluster_reduce, _allreduce, _allreduce_once and WARPRED_CLUSTER_REDUCER need "
+                  "thread-block clusters (sm_90 or newer), and this device code is being compiled for an older "
+                  "arch. Compile the kernel for sm_90+ only, or keep the call out of the older archs' code with "
+                  "#if WARPRED_HAS_CLUSTERS (see warpred/cluster_reduce.cuh, OLDER ARCHS)");
     enum { value = Never };
 };
 

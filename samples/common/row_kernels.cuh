@@ -16,6 +16,9 @@
              len <= 1024, 2048      a warp, 32 or 64 values a lane
              len <= 4096 .. 16384   a block of 128, 256, 512 threads, 32 values a thread
              len <= 262144          a cluster of ceil(len / 32768) blocks of 512 threads x 64 values
+       LayerNorm and RMSNorm rows of whole 16-byte vectors longer than 16384: persistent
+       clusters of 512 threads x 64 bytes (float ceil(len / 8192) blocks, bfloat16
+       ceil(len / 16384)), float rows longer than 65536 x 128 bytes (ceil(len / 16384) blocks)
        (clusters: sm_90; 16 blocks need the non-portable cluster size, allowed on H100/H200)
        longer (or no clusters)  streamed: a cluster of 16 (else 8, else 1) blocks of 512 threads
                               per row reads the row once for its statistics, keeping the first
@@ -52,7 +55,11 @@
                   while this one is reduced and written (rk_norm_held). A row a warp: the block
                   copies w (and b) into shared memory, asynchronously while its 8 rows load, and
                   the rows read them there (rk_norm_warp_rows). A block's bfloat16 row loads
-                  w (and b) into registers with the row (rk_norm_rows).
+                  w (and b) into registers with the row (rk_norm_rows). A cluster's rows:
+                  as many clusters as the GPU runs at once take the rows in turn, each block
+                  with its part of w (and b) in shared memory, the next row loading while this
+                  one reduces (cluster_reducer.cuh: no cluster barrier to wait for those loads)
+                  (rk_norm_cluster_rows).
      cross-entropy  loss[row] = logsumexp(x) - x[target]; argmax[row] = the first index of the
                   largest logit (NaN ignored). From registers: the argmax pair (value, index) as
                   the max, then the sum. Streamed: one pass, the online pair and the argmax pair.
@@ -60,10 +67,11 @@
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
                   [0, len) gives NaN and reads nothing. The target and its logit are loaded
                   before the reductions where that measured faster (rk_cross_entropy_regs).
-   ONE REDUCTION A CLUSTER: every kernel whose rows a cluster holds (in registers or streamed)
+   ONE REDUCTION A CLUSTER: every kernel whose row a cluster holds (in registers or streamed)
    reduces once, with warpred_cluster_allreduce_once (begun at the kernel's start, no cluster
    barrier after it; rk_allreduce_once); cross-entropy's streamed kernel in a cluster reduces its
-   two pairs as one tuple (op_tuple.cuh) that way.
+   two pairs as one tuple (op_tuple.cuh) that way. The norms' persistent clusters reduce once a
+   row with a cluster reducer (cluster_reducer.cuh), which may be called in a loop.
    exp is 2^(x * log2(e) - max * log2(e)): one FFMA and one MUFU.EX2 an element (ex2.approx.ftz:
    results below 2^-126 are 0). Packed rows compute it again for the output rather than hold it.
 
@@ -85,6 +93,7 @@
 #include <cuda_pipeline.h>
 #include <warpred/row_reduce.cuh>
 #include <warpred/cluster_allreduce_once.cuh>
+#include <warpred/cluster_reducer.cuh>
 #include <warpred/op_softmax.cuh>
 #include <warpred/op_argminmax.cuh>
 #include <warpred/op_tuple.cuh>
@@ -622,6 +631,77 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     }
 }
 
+/* LayerNorm (Center) or RMSNorm, rows a cluster holds in registers, the clusters persistent: each
+   block copies its part of w (and b) into shared memory once, for every row it takes (read from
+   global memory after each row's reduction, they are as many bytes again as the row, all from L2,
+   since the blocks that share an SM hold other parts of w), and each thread loads its part of the
+   next row while this one is reduced and written. Clusters of blocks along x take rows
+   blockIdx.x / C, then every gridDim.x / C rows after it. One reduction a row (the sums of
+   x - x[0] and of its square: rk_norm_rows), with warpred_cluster_allreduce, which any number of
+   calls may use. Shared memory: PER_THREAD values of T a thread for w, as many for b. */
+#define RK_WB_MIN_BLOCKS(L) ((L::PER_THREAD * (int)sizeof(typename L::type) <= 64) ? 1024 / (L::BLOCK) : 1)
+template <class L, typename T, bool Center>
+__global__ void __launch_bounds__(L::BLOCK, RK_WB_MIN_BLOCKS(L))
+    rk_norm_cluster_rows(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps)
+{
+    RK_CLUSTER_GUARD(L)
+    {
+        extern __shared__ uint4 rk_wb[]; /* vector j of w at [j * BLOCK + thread], of b VECS * BLOCK on */
+        {
+            uint4 t[L::VECS];
+            warpred_row_load_packed<L>(w, len, t, 0.0f);
+#pragma unroll
+            for (int j = 0; j < L::VECS; j++) rk_wb[j * L::BLOCK + threadIdx.x] = t[j];
+            if constexpr (Center) {
+                warpred_row_load_packed<L>(b, len, t, 0.0f);
+#pragma unroll
+                for (int j = 0; j < L::VECS; j++) rk_wb[(L::VECS + j) * L::BLOCK + threadIdx.x] = t[j];
+            }
+        } /* each thread reads back only what it wrote: no barrier */
+        const long long stride = gridDim.x / (unsigned)warpred__row_blocks<L>(); /* the clusters */
+        long long row = warpred_row_id<L>();
+        if (row >= rows) return; /* the whole cluster: its blocks share the row */
+        typedef typename warpred__conditional<Center, float2, float>::type Sums;
+        WARPRED_CLUSTER_REDUCER(sums, Sums, L::BLOCK);
+        float k_next = Center ? warpred_xf_to<float>()(x[row * len], 0) : 0.0f;
+        uint4 next[L::VECS];
+        warpred_row_load_packed<L>(x + row * len, len, next, k_next); /* past the end: k, which adds nothing */
+        for (; row < rows; row += stride) {
+            uint4 p[L::VECS];
+#pragma unroll
+            for (int j = 0; j < L::VECS; j++) p[j] = next[j];
+            const float k = k_next;
+            if (row + stride < rows) {
+                const T *in = x + (row + stride) * len;
+                if (Center) k_next = warpred_xf_to<float>()(in[0], 0);
+                warpred_row_load_packed<L>(in, len, next, k_next);
+            }
+            float2 acc = make_float2(0.0f, 0.0f);
+#pragma unroll
+            for (int i = 0; i < L::PER_THREAD; i++) rk_shifted_add(acc, rk_at<L>(p, i), k);
+            float mean, rstd;
+            if constexpr (Center) acc = sums.allreduce(acc, warpred_op_sum());
+            else
+                acc.y = sums.allreduce(acc.y, warpred_op_sum());
+            rk_shifted_stats(acc, len, k, Center, eps, mean, rstd);
+            T *out = y + row * len;
+#pragma unroll
+            for (int j = 0; j < L::VECS; j++) {
+                const uint4 wv = rk_wb[j * L::BLOCK + threadIdx.x];
+                uint4 bv = wv;
+                if constexpr (Center) bv = rk_wb[(L::VECS + j) * L::BLOCK + threadIdx.x];
+                float q[L::VEC];
+#pragma unroll
+                for (int e = 0; e < L::VEC; e++) {
+                    q[e] = (rk_at<L>(p, j * L::VEC + e) - mean) * rstd * rk_value<T>(wv, e);
+                    if constexpr (Center) q[e] += rk_value<T>(bv, e);
+                }
+                warpred_row_store_vector<L>(out, len, j, q);
+            }
+        }
+    }
+}
+
 /* Streamed norms: pass 1 sums x - k and (x - k)^2 (k = x[0]; rmsnorm: k = 0 and the squares only),
    keeping the first chunks in shared memory; one reduction of the pair; pass 2 (backwards) writes
    (w and b do not alias y: their loads may go ahead of the chunk's stores). */
@@ -853,6 +933,37 @@ template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block,
     return memo.keep((const void *)kernel, best);
 }
 
+/* The clusters of `cluster` blocks of `block` threads with `smem` bytes of dynamic shared memory
+   each that the GPU runs at once (0: none; the kernel's shared-memory limit raised to smem),
+   asked once per kernel and cluster size. */
+template <typename Kernel> static int rk_resident_clusters(Kernel kernel, int block, int cluster, size_t smem)
+{
+    static rk_memo<int, 64> memo[17];
+    int clusters = 0;
+    if (cluster < 1 || cluster > 16) return 0;
+    if (memo[cluster].find((const void *)kernel, &clusters)) return clusters;
+    int device = 0, major = 0;
+    if (cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9 &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) == cudaSuccess) {
+        cudaLaunchAttribute attr = {};
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = cluster;
+        attr.val.clusterDim.y = 1;
+        attr.val.clusterDim.z = 1;
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(cluster);
+        config.blockDim = dim3(block);
+        config.dynamicSmemBytes = smem;
+        config.attrs = &attr;
+        config.numAttrs = 1;
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) clusters = 0;
+    }
+    cudaGetLastError(); /* a refused size is an answer, not an error for the next call */
+    return memo[cluster].keep((const void *)kernel, clusters);
+}
+
 /* Where the last launch put its rows ("warp", "cluster of 4 x 512", ...), for tables. */
 static char rk_last_where[48];
 
@@ -1061,8 +1172,47 @@ template <typename T> struct rk_norm_run {
             return center ? rk_limit_of<L>(rk_layernorm_regs<L, T>) : rk_limit_of<L>(rk_rmsnorm_regs<L, T>);
     }
     int streamed(int) const { return 0; } /* the table's layouts while they hold the row */
+    /* rows a persistent cluster holds (rk_norm_cluster_rows) in the layout W, whose blocks take
+       W::PER_THREAD values a thread: cudaErrorNotSupported where the GPU runs no cluster that long */
+    template <class W> cudaError_t go_persistent(void) const
+    {
+        void (*kernel)(const T *, const T *, const T *, T *, long long, int, float) =
+            center ? rk_norm_cluster_rows<W, T, true> : rk_norm_cluster_rows<W, T, false>;
+        const long long per_block = (long long)W::THREADS * W::PER_THREAD;
+        const int cluster = (int)((len + per_block - 1) / per_block);
+        const size_t smem = (size_t)W::BLOCK * W::VECS * sizeof(uint4) * (center ? 2 : 1);
+        const int resident = rk_resident_clusters(kernel, W::BLOCK, cluster, smem);
+        if (cluster < 2 || resident < 1) return cudaErrorNotSupported;
+        return rk_launch_with<W>(kernel, rows < resident ? rows : resident, cluster, smem, stream, x, w, b, y, rows,
+                                 len, eps);
+    }
+    /* a cluster's rows, where they are whole 16-byte vectors: persistent clusters
+       (rk_norm_cluster_rows), 64 bytes of the row a thread (two blocks an SM), or 128 (one block
+       an SM, 512 registers' worth of row a thread) for float rows longer than 65536 (on an H200
+       1.02 of the copy kernel at 131072 against 0.98 in clusters of 16 of 64 bytes; bfloat16 ran
+       faster with 64 bytes at every length). Rows off 16-byte boundaries (element loads) ran
+       slower that way (bfloat16 100003: 0.26 of the copy kernel against 0.34) and keep
+       rk_norm_rows: cudaErrorNotSupported. */
+    cudaError_t go_cluster(void) const
+    {
+        typedef warpred_row_layout<T, 512, 64 / sizeof(T), 16> W64;
+        typedef warpred_row_layout<T, 512, 128 / sizeof(T), 16> W128;
+        const unsigned long long where = reinterpret_cast<unsigned long long>(x) |
+                                         reinterpret_cast<unsigned long long>(y) |
+                                         reinterpret_cast<unsigned long long>(w) |
+                                         (center ? reinterpret_cast<unsigned long long>(b) : 0);
+        if ((where & 15) != 0 || len % W64::VEC != 0) return cudaErrorNotSupported;
+        const bool wide_first = sizeof(T) == 4 && len > 65536;
+        cudaError_t e = wide_first ? go_persistent<W128>() : go_persistent<W64>();
+        if (e == cudaErrorNotSupported) e = wide_first ? go_persistent<W64>() : go_persistent<W128>();
+        return e;
+    }
     template <class L> cudaError_t go(int cluster) const
     {
+        if constexpr (L::CLUSTER > 1 && !rk_streamed<L>::value) {
+            const cudaError_t e = go_cluster();
+            if (e != cudaErrorNotSupported) return e;
+        }
         if constexpr (rk_streamed<L>::value)
             return rk_launch_with<L>(rk_norm_stream<L, T>, rows, cluster,
                                      rk_stream_smem<L>(rk_norm_stream<L, T>, len, cluster), stream, x, w, b, y, rows,

@@ -1,4 +1,4 @@
-// expect: warpred: warpred_cluster_reduce, _allreduce and _allreduce_once need thread-block clusters (sm_90
+// expect: warpred: warpred_cluster_reduce, _allreduce, _allreduce_once and WARPRED_CLUSTER_REDUCER need thread-block clusters (sm_90
 /* A cluster reduction in device code for an arch without clusters: one error, however many calls
    and types. compile_fail.sh compiles for the first arch of ARCHS (sm_75 by default), where the
    header's own arch check fires; when that arch is sm_90 or newer, the private switch below makes

@@ -1,4 +1,4 @@
-// expect: warpred: warpred_cluster_reduce, _allreduce and _allreduce_once need thread-block clusters (sm_90
+// expect: warpred: warpred_cluster_reduce, _allreduce, _allreduce_once and WARPRED_CLUSTER_REDUCER need thread-block clusters (sm_90
 /* The one-shot cluster allreduce in device code for an arch without clusters: one error for begin
    and the call together. As cluster_on_old_arch.cu, the private switch makes an sm_90 pass take
    the older archs' path. */
