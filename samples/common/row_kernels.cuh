@@ -902,6 +902,25 @@ template <typename V, int N> struct rk_memo {
     }
 };
 
+/* The clusters of `cluster` blocks of `block` threads, `smem` bytes of dynamic shared memory each,
+   that the GPU runs at once (0 where it runs none or refuses the size). */
+template <typename Kernel> static int rk_active_clusters(Kernel kernel, int block, int cluster, size_t smem)
+{
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(cluster);
+    config.blockDim = dim3(block);
+    config.dynamicSmemBytes = smem;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    int clusters = 0;
+    return cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess ? clusters : 0;
+}
+
 /* The largest cluster (16, 8, ..., 1) with which `kernel` (blocks of `block` threads) can run on
    this GPU, asked once per kernel: 1 without clusters (before sm_90). */
 template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block, size_t smem = 0)
@@ -913,21 +932,8 @@ template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block,
     if (cudaGetDevice(&device) == cudaSuccess &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        for (int c = 16; c >= 2 && best == 1; c /= 2) {
-            cudaLaunchAttribute attr = {};
-            attr.id = cudaLaunchAttributeClusterDimension;
-            attr.val.clusterDim.x = c;
-            attr.val.clusterDim.y = 1;
-            attr.val.clusterDim.z = 1;
-            cudaLaunchConfig_t config = {};
-            config.gridDim = dim3(c);
-            config.blockDim = dim3(block);
-            config.dynamicSmemBytes = smem;
-            config.attrs = &attr;
-            config.numAttrs = 1;
-            int clusters = 0;
-            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) best = c;
-        }
+        for (int c = 16; c >= 2 && best == 1; c /= 2)
+            if (rk_active_clusters(kernel, block, c, smem) > 0) best = c;
         cudaGetLastError(); /* a refused size is an answer, not an error for the next call */
     }
     return memo.keep((const void *)kernel, best);
@@ -946,20 +952,8 @@ template <typename Kernel> static int rk_resident_clusters(Kernel kernel, int bl
     if (cudaGetDevice(&device) == cudaSuccess &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9 &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess &&
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) == cudaSuccess) {
-        cudaLaunchAttribute attr = {};
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = cluster;
-        attr.val.clusterDim.y = 1;
-        attr.val.clusterDim.z = 1;
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(cluster);
-        config.blockDim = dim3(block);
-        config.dynamicSmemBytes = smem;
-        config.attrs = &attr;
-        config.numAttrs = 1;
-        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) clusters = 0;
-    }
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) == cudaSuccess)
+        clusters = rk_active_clusters(kernel, block, cluster, smem);
     cudaGetLastError(); /* a refused size is an answer, not an error for the next call */
     return memo[cluster].keep((const void *)kernel, clusters);
 }
@@ -1197,10 +1191,9 @@ template <typename T> struct rk_norm_run {
     {
         typedef warpred_row_layout<T, 512, 64 / sizeof(T), 16> W64;
         typedef warpred_row_layout<T, 512, 128 / sizeof(T), 16> W128;
-        const unsigned long long where = reinterpret_cast<unsigned long long>(x) |
-                                         reinterpret_cast<unsigned long long>(y) |
-                                         reinterpret_cast<unsigned long long>(w) |
-                                         (center ? reinterpret_cast<unsigned long long>(b) : 0);
+        const unsigned long long where =
+            reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y) |
+            reinterpret_cast<unsigned long long>(w) | (center ? reinterpret_cast<unsigned long long>(b) : 0);
         if ((where & 15) != 0 || len % W64::VEC != 0) return cudaErrorNotSupported;
         const bool wide_first = sizeof(T) == 4 && len > 65536;
         cudaError_t e = wide_first ? go_persistent<W128>() : go_persistent<W64>();
