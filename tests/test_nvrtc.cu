@@ -156,9 +156,11 @@ static const char *const wt_values_src =
     "    const float *, size_t, warpred_grid_scratch, float *, warpred_op_rsum, warpred_xf_identity);\n";
 
 /* The cluster calls (their code exists for compute_90 and newer only, as in a user's multi-arch
-   build): both cluster reductions, and the once form over a scalar and a compound value. */
+   build): both cluster reductions, the once form over a scalar and a compound value, and a
+   cluster reducer in a loop (one per kernel) over a scalar and over a compound value. */
 static const char *const wt_cluster_src =
     "#include <warpred/cluster_allreduce_once.cuh>\n"
+    "#include <warpred/cluster_reducer.cuh>\n"
     "#include <warpred/op_argminmax.cuh>\n"
     "__global__ void k(float *x, warpred_arg<float, int> *a) {\n"
     "#if WARPRED_HAS_CLUSTERS\n"
@@ -172,6 +174,22 @@ static const char *const wt_cluster_src =
     "#if WARPRED_HAS_CLUSTERS\n"
     "    warpred_cluster_allreduce_once_begin();\n"
     "    x[threadIdx.x] = warpred_cluster_allreduce_once<128>(x[threadIdx.x], warpred_op_sum());\n"
+    "#endif\n"
+    "}\n"
+    "__global__ void k3(const float *x, float *y, int rows) {\n"
+    "#if WARPRED_HAS_CLUSTERS\n"
+    "    WARPRED_CLUSTER_REDUCER(sum, float, 256);\n"
+    "    for (int r = 0; r < rows; r++) {\n"
+    "        const float s = sum.allreduce(x[r * 256 + threadIdx.x], warpred_op_sum());\n"
+    "        y[r] = sum.allreduce(s, warpred_op_max());\n"
+    "    }\n"
+    "#endif\n"
+    "}\n"
+    "typedef warpred_arg<float, int> pair;\n" /* a macro argument cannot hold the comma */
+    "__global__ void k4(pair *a, int rows) {\n"
+    "#if WARPRED_HAS_CLUSTERS\n"
+    "    WARPRED_CLUSTER_REDUCER(best, pair, 0);\n"
+    "    for (int r = 0; r < rows; r++) a[r] = best.allreduce(a[r * blockDim.x + threadIdx.x], warpred_op_argmax());\n"
     "#endif\n"
     "}\n";
 

@@ -35,10 +35,10 @@
            }
        #endif
        }
-       // launched in clusters of 4 along x (cluster_reduce.cuh's launch_per_row for 8 clusters):
+       // launched in clusters of 4 along x, no more clusters than rows (every cluster calls):
        // rows of {1, 2, ..., 3000} -> {1 / 4501500, ..., 3000 / 4501500}
 
-   (This snippet is compiled and checked in tests/test_cluster_reduce.cu.)
+   (This snippet is compiled and checked in tests/test_cluster_reducer.cu.)
 
    WHICH TO CALL
      one reduction per kernel                     warpred_cluster_allreduce_once
@@ -56,8 +56,9 @@
 
    PRECONDITIONS
      - Every thread of every block of the cluster declares the reducer once, then makes the same
-       sequence of allreduce calls (the same count, the same op each time), from code that all
-       of them reach; no block of the cluster has exited before its last call. A reducer that
+       sequence of allreduce calls (the same count; in each call the same op everywhere, which
+       may change from call to call), from code that all of them reach; no block of the cluster
+       has exited before its last call. A reducer that
        is declared must be called at least once (its declaration arrives on a cluster barrier
        that the first call waits on).
      - One cluster reducer in a kernel (each declaration arrives on the cluster barrier, which
@@ -65,6 +66,8 @@
        reducer of a tuple (op_tuple.cuh).
      - No warpred_cluster_allreduce_once in the same kernel (it arrives on the same barrier).
      - BlockThreads, when not 0, equals the block size (assert), as for warpred_block_reduce.
+     - T is one macro argument: a type with a comma (warpred_arg<float, int>, a tuple) needs a
+       typedef first.
 
    SHARED MEMORY  two 8-byte mbarriers and 2 x 17 slots of the value's size (rounded up to 4
    bytes), declared by the macro; the block reduction's own (block_reduce.cuh).
