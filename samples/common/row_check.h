@@ -330,10 +330,10 @@ template <int Op> static void rc_op(rc_session *s)
     const int nlens = s->quick ? (int)(sizeof rc_lengths_quick / sizeof(int)) : (int)(sizeof rc_lengths / sizeof(int));
     for (int i = 0; i < nlens; i++) s->bad += rc_run<Op, float>(lens[i], s->budget, s->quick, &s->plan);
     for (int i = 0; i < nlens; i++) s->bad += rc_run<Op, __nv_bfloat16>(lens[i], s->budget, s->quick, &s->plan);
-    if constexpr (Op == RC_LAYERNORM || Op == RC_RMSNORM) {
-        /* more rows than the clusters the GPU runs at once: the persistent clusters' loop over
-           rows (rk_norm_cluster_rows), 2 to 4 rows a cluster, and the same count off 16-byte
-           boundaries (rk_norm_rows) */
+    if constexpr (Op != RC_CROSS_ENTROPY) {
+        /* norms: more rows than the clusters the GPU runs at once, for the persistent clusters'
+           loop over rows (rk_norm_cluster_rows), 2 to 4 rows a cluster, and the same count off
+           16-byte boundaries (rk_norm_rows); softmax: the same rows in its clusters */
         const int longer[] = {16392, 16387};
         for (int i = 0; i < 2; i++) {
             const long long many = (2LL * rk_sm_count() + 5) * longer[i];
