@@ -637,8 +637,9 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
    since the blocks that share an SM hold other parts of w), and each thread loads its part of the
    next row while this one is reduced and written. Clusters of blocks along x take rows
    blockIdx.x / C, then every gridDim.x / C rows after it. One reduction a row (the sums of
-   x - x[0] and of its square: rk_norm_rows), with warpred_cluster_allreduce, which any number of
-   calls may use. Shared memory: PER_THREAD values of T a thread for w, as many for b. */
+   x - x[0] and of its square: rk_norm_rows), with a cluster reducer (cluster_reducer.cuh): no
+   cluster barrier waits for the next row's loads. Shared memory: PER_THREAD values of T a thread
+   for w, as many for b. */
 #define RK_WB_MIN_BLOCKS(L) ((L::PER_THREAD * (int)sizeof(typename L::type) <= 64) ? 1024 / (L::BLOCK) : 1)
 template <class L, typename T, bool Center>
 __global__ void __launch_bounds__(L::BLOCK, RK_WB_MIN_BLOCKS(L))
