@@ -64,7 +64,9 @@
      - One cluster reducer in a kernel (each declaration arrives on the cluster barrier, which
        a second arrival before the first call's wait would break): for several values, one
        reducer of a tuple (op_tuple.cuh).
-     - No warpred_cluster_allreduce_once in the same kernel (it arrives on the same barrier).
+     - No warpred_cluster_allreduce_once in the same kernel (it arrives on the same barrier);
+       warpred_cluster_reduce / _allreduce may come before the declaration or after the first
+       call, not between them (their barrier would pair with the declaration's arrival).
      - BlockThreads, when not 0, equals the block size (assert), as for warpred_block_reduce.
      - T is one macro argument: a type with a comma (warpred_arg<float, int>, a tuple) needs a
        typedef first.
