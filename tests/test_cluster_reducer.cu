@@ -5,7 +5,7 @@
    ORDER model and within a bound of a double reference, float max and min, int sums, max and min
    exact, argmax / argmin / argmax_num of (float, int) pairs (two 4-byte words a value) with ties and
    NaNs. Cluster sizes 1, 2, 3, 4, 8 and the largest the GPU accepts, blocks of 256 (the size at
-   compile time and at run time), 96 (a partial last warp), 20 (fewer than a warp) and 1024, and
+   compile time and at run time), 96 (three whole warps), 20 (fewer than a warp) and 1024, and
    launches without clusters. Then many clusters, in waves, whose blocks reach each call at
    different times (what the two mailboxes are for), and the manual's snippet. Fresh random inputs
    each run (seed printed). Without a GPU of compute capability 9.0 or newer, or in a build without

@@ -37,6 +37,7 @@
 
    WHICH TO CALL
      one reduction per kernel, every block taking part      warpred_cluster_allreduce_once
+     a loop of reductions with loads in flight              a cluster reducer (cluster_reducer.cuh)
      several reductions, a loop, or the result in one block warpred_cluster_reduce / _allreduce
    Measured on an H200 in copies of the row samples' kernels that hold a row in a cluster's
    registers (softmax, LayerNorm, RMSNorm; clusters of 1 to 16 blocks): less time than with
@@ -58,7 +59,8 @@
        per kernel launch (the mailbox is used once: a second call would wait forever or read
        the first call's totals; checked with assert, which does not catch a second begin).
        For more calls use cluster_reduce.cuh; its calls may come before begin or after the
-       once call, not between them.
+       once call, not between them. No cluster reducer (cluster_reducer.cuh) in the same kernel:
+       both arrive on the cluster barrier.
      - At most WARPRED_CLUSTER_ONCE_MAX_BLOCKS (16, the largest cluster sm_90 allows) blocks a
        cluster (assert).
      - BlockThreads, when not 0, equals the block size (assert), as for warpred_block_reduce.

@@ -43,11 +43,12 @@
    WHICH TO CALL
      one reduction per kernel                     warpred_cluster_allreduce_once
      a loop of reductions with loads in flight    a cluster reducer
-     the result in one block, or calls not every  warpred_cluster_reduce / _allreduce
-       block of the cluster reaches the same times
+     the result in one block only, or reductions  warpred_cluster_reduce / _allreduce
+       beside the once form in one kernel
    Measured on an H200 in the row samples' LayerNorm and RMSNorm (clusters that keep w and b in
    shared memory and take rows in turn, loading the next row during each reduction): the
-   reducer's loop against warpred_cluster_allreduce's (CHANGELOG has the figures).
+   reducer's loop took less time than warpred_cluster_allreduce's at every length tried
+   (CHANGELOG has the figures).
 
    CLUSTER SHAPES, ORDER, OPERATIONS AND VALUES  those of cluster_allreduce_once.cuh: 1D, 2D and
    3D clusters of up to WARPRED_CLUSTER_ONCE_MAX_BLOCKS (16) blocks, blocks of any shape of 1 to
@@ -58,9 +59,10 @@
      - Every thread of every block of the cluster declares the reducer once, then makes the same
        sequence of allreduce calls (the same count; in each call the same op everywhere, which
        may change from call to call), from code that all of them reach; no block of the cluster
-       has exited before its last call. A reducer that
-       is declared must be called at least once (its declaration arrives on a cluster barrier
-       that the first call waits on).
+       has exited before its last call. A reducer that is declared must be called at least
+       once (its declaration arrives on a cluster barrier that the first call waits on), and
+       at most 2^32 - 1 times (the call count is 32 bits). Pass it by reference (it is not
+       copyable: a copy's count would go its own way).
      - One cluster reducer in a kernel (each declaration arrives on the cluster barrier, which
        a second arrival before the first call's wait would break): for several values, one
        reducer of a tuple (op_tuple.cuh).
@@ -105,6 +107,8 @@ template <typename T, int BlockThreads> struct warpred_cluster_reducer {
     warpred__cluster_mail<T> *mail;
     unsigned calls; /* the same in every thread: the mailbox is calls % 2, its phase calls / 2 */
 
+    warpred_cluster_reducer(const warpred_cluster_reducer &) = delete;
+    warpred_cluster_reducer &operator=(const warpred_cluster_reducer &) = delete;
     __device__ __forceinline__ explicit warpred_cluster_reducer(warpred__cluster_mail<T> &m) : mail(&m), calls(0)
     {
 #if WARPRED_HAS_CLUSTERS

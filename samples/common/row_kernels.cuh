@@ -640,6 +640,8 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
    x - x[0] and of its square: rk_norm_rows), with a cluster reducer (cluster_reducer.cuh): no
    cluster barrier waits for the next row's loads. Shared memory: PER_THREAD values of T a thread
    for w, as many for b. */
+/* 64 bytes of row a thread: two blocks of 512 an SM (64 registers, room for the next row's 64
+   bytes); 128 bytes: one block, so that a thread may take 128 registers */
 #define RK_WB_MIN_BLOCKS(L) ((L::PER_THREAD * (int)sizeof(typename L::type) <= 64) ? 1024 / (L::BLOCK) : 1)
 template <class L, typename T, bool Center>
 __global__ void __launch_bounds__(L::BLOCK, RK_WB_MIN_BLOCKS(L))
@@ -1183,7 +1185,7 @@ template <typename T> struct rk_norm_run {
     }
     /* a cluster's rows, where they are whole 16-byte vectors: persistent clusters
        (rk_norm_cluster_rows), 64 bytes of the row a thread (two blocks an SM), or 128 (one block
-       an SM, 512 registers' worth of row a thread) for float rows longer than 65536 (on an H200
+       an SM, up to 128 registers a thread) for float rows longer than 65536 (on an H200
        1.02 of the copy kernel at 131072 against 0.98 in clusters of 16 of 64 bytes; bfloat16 ran
        faster with 64 bytes at every length). Rows off 16-byte boundaries (element loads) ran
        slower that way (bfloat16 100003: 0.26 of the copy kernel against 0.34) and keep
