@@ -100,6 +100,12 @@
 #define WARPRED_CLUSTER_ONCE_MAX_BLOCKS 16
 static_assert(WARPRED_CLUSTER_ONCE_MAX_BLOCKS < 32, "warpred: the once fold's order needs fewer than 32 blocks");
 
+/* A value's size in the 4-byte words it travels as (the once form's and cluster_reducer.cuh's
+   slots; every arch, for the sizes of the reducer's shared memory). */
+template <typename T> struct warpred__once_words {
+    enum { value = (int)((sizeof(T) + 3) / 4) };
+};
+
 #if WARPRED_HAS_CLUSTERS
 
 /* The mailbox's mbarrier and a use flag (begun: 1; used: 2), one per kernel. */
@@ -115,9 +121,6 @@ __device__ __forceinline__ warpred__once_box &warpred__once_box_of(void)
 
 /* The slots of one value type, as 4-byte words: block r's total in slot r; slot
    WARPRED_CLUSTER_ONCE_MAX_BLOCKS holds the result for a block with a partial warp. */
-template <typename T> struct warpred__once_words {
-    enum { value = (int)((sizeof(T) + 3) / 4) };
-};
 template <typename T> __device__ __forceinline__ unsigned *warpred__once_slots(void)
 {
     __shared__ alignas(16) unsigned slots[(WARPRED_CLUSTER_ONCE_MAX_BLOCKS + 1) * warpred__once_words<T>::value];

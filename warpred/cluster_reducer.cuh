@@ -100,7 +100,7 @@
    r; slot WARPRED_CLUSTER_ONCE_MAX_BLOCKS holds the result for a block with a partial warp). */
 template <typename T> struct warpred__cluster_mail {
     unsigned long long barrier[2];
-    alignas(16) unsigned slots[2][(WARPRED_CLUSTER_ONCE_MAX_BLOCKS + 1) * ((sizeof(T) + 3) / 4)];
+    alignas(16) unsigned slots[2][(WARPRED_CLUSTER_ONCE_MAX_BLOCKS + 1) * warpred__once_words<T>::value];
 };
 
 template <typename T, int BlockThreads> struct warpred_cluster_reducer {
