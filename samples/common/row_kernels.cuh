@@ -20,7 +20,12 @@
        clusters of 512 threads x 64 bytes (float ceil(len / 8192) blocks, bfloat16
        ceil(len / 16384)), float rows longer than 65536 x 128 bytes (ceil(len / 16384) blocks)
        (clusters: sm_90; 16 blocks need the non-portable cluster size, allowed on H100/H200)
-       longer (or no clusters)  streamed: a cluster of 16 (else 8, else 1) blocks of 512 threads
+       rows of whole 16-byte vectors of 2 MB or more (the norms; softmax: 4 MB or more), sm_90:
+                              across the whole GPU (rk_grid_rows): every block, one an SM, holds
+                              the same slice of each row in shared memory (the copy engine
+                              brings it, rows ahead), and the blocks trade each row's
+                              statistics through global memory while they work on the next
+       the rest (or no clusters)  streamed: a cluster of 16 (else 8, else 1) blocks of 512 threads
                               per row reads the row once for its statistics, keeping the first
                               chunks of each block's share in shared memory (as many as about
                               100 KB a block holds), and reads the rest once more for the output
@@ -67,6 +72,14 @@
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
                   [0, len) gives NaN and reads nothing. The target and its logit are loaded
                   before the reductions where that measured faster (rk_cross_entropy_regs).
+   ACROSS THE WHOLE GPU (rk_grid_rows: softmax, LayerNorm, RMSNorm): one block an SM, all of them
+                  resident (a cooperative launch); each folds its slice of a row into its share
+                  (the norms' shifted sums, softmax's (max, sum) pair), publishes it in global
+                  memory tagged with the row, and gathers the other blocks' shares of the row a
+                  step or two later, folding them in a fixed order (the same bits every run on
+                  one GPU). w and b stay in shared memory for the whole launch, so each element
+                  of x is read once, each of y written once. Launches on one stream at a time
+                  share their cells; each stream has its own (rk_grid_state).
    ONE REDUCTION A CLUSTER: every kernel whose row a cluster holds (in registers or streamed)
    reduces once, with warpred_cluster_allreduce_once (begun at the kernel's start, no cluster
    barrier after it; rk_allreduce_once); cross-entropy's streamed kernel in a cluster reduces its
@@ -879,6 +892,386 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
     }
 }
 
+/* ================================== rows across the whole GPU ================================== */
+
+/* Rows longer than a cluster holds, of whole 16-byte vectors: each block of the grid (one an SM,
+   all of them resident: a cooperative launch) owns the same slice of every row, 1 / G of it, and
+   the rows go by in order, R at a time (a group: enough bytes a step for the step's fixed
+   latencies). The copy engine (cp.async.bulk) brings each group's slices into a ring of `slots`
+   buffers in shared memory, groups ahead. Each step, the block's first 14 warps fold its slices
+   of group s and publish its share of each row's statistics (rk_grid_cell), then write group
+   s - lag - 1 from shared memory; meanwhile its last two warps gather the G shares of that
+   group's rows (a warp a row, asked for a step earlier), so the round trips through global memory overlap the folding.
+   Each element is read once and written once, w and b are read once a launch and stay in shared
+   memory. The shares are folded in a fixed order: the same bits in every block, every run,
+   whatever the lag or the slots. */
+enum {
+    RK_GRID_THREADS = 512,
+    RK_GRID_WORKERS = RK_GRID_THREADS - 32 * 2, /* the folding and writing threads; the last two warps gather */
+    RK_GRID_MAX_SLOTS = 32,
+    RK_GRID_SOFTMAX = 0,
+    RK_GRID_LAYERNORM = 1,
+    RK_GRID_RMSNORM = 2
+};
+
+/* A block's share of one row: two 64-bit words, each a float and the row's tag, stored and loaded
+   whole, so a word whose tag is the row's holds the row's value (no fence, no reset between
+   launches: each launch tags its rows anew). The norms: the shifted sums (rk_shifted_add);
+   softmax: the slice's max and its sum of 2^((x - max) log2 e). */
+struct rk_grid_cell {
+    unsigned long long word[2];
+};
+
+/* The cells of group s: ring groups of R rows of G cells, reused in turn. A block publishes group
+   s after it has gathered group s - 2 - lag, which every block published only after gathering
+   group s - 4 - 2 lag: the group the cells held last. */
+__device__ __forceinline__ int rk_grid_ring(int lag) { return 2 * lag + 4; }
+
+__device__ __forceinline__ void rk_grid_publish(rk_grid_cell *cell, float2 v, unsigned tag)
+{
+    const unsigned long long a = (unsigned long long)tag << 32 | __float_as_uint(v.x),
+                             b = (unsigned long long)tag << 32 | __float_as_uint(v.y);
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(&cell->word[0]), "l"(a) : "memory");
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(&cell->word[1]), "l"(b) : "memory");
+}
+
+/* A cell as loaded: each word whole (a 16-byte load whose two halves are each single-copy atomic). */
+__device__ __forceinline__ void rk_grid_load(const rk_grid_cell *cell, unsigned long long (&v)[2])
+{
+    asm volatile("ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];" : "=l"(v[0]), "=l"(v[1]) : "l"(cell) : "memory");
+}
+
+__device__ __forceinline__ bool rk_grid_tagged(const unsigned long long (&v)[2], unsigned tag)
+{
+    return (unsigned)(v[0] >> 32) == tag && (unsigned)(v[1] >> 32) == tag;
+}
+
+/* A row's G cells in one warp: lane l takes cells l, l + 32, ... (G <= 32 RK_GRID_LANE_CELLS).
+   rk_grid_ask loads them all at once, early (in flight while the block works); rk_grid_gather
+   loads again those whose tag is not yet the row's, until every one is, and folds them: each
+   lane its cells in turn, then the butterfly (a fixed order). */
+enum { RK_GRID_LANE_CELLS = 5, RK_GRID_MAX_BLOCKS = 32 * RK_GRID_LANE_CELLS };
+typedef unsigned long long rk_grid_asked[RK_GRID_LANE_CELLS][2];
+
+__device__ __forceinline__ void rk_grid_ask(const rk_grid_cell *cells, rk_grid_asked &v)
+{
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int c = 0; c < RK_GRID_LANE_CELLS; c++)
+        if (lane + 32 * c < (int)gridDim.x) rk_grid_load(&cells[lane + 32 * c], v[c]);
+}
+
+__device__ __forceinline__ float rk_grid_lo(const unsigned long long (&v)[2])
+{
+    return __uint_as_float((unsigned)v[0]);
+}
+__device__ __forceinline__ float rk_grid_hi(const unsigned long long (&v)[2])
+{
+    return __uint_as_float((unsigned)v[1]);
+}
+
+/* The row's totals from its cells: the norms' sums; softmax's (max, sum), each cell's sum scaled
+   to the row's max. */
+template <int Op>
+__device__ __forceinline__ float2 rk_grid_gather(const rk_grid_cell *cells, rk_grid_asked &v, unsigned tag)
+{
+    const int lane = threadIdx.x % 32;
+    bool all;
+    do {
+        all = true;
+#pragma unroll
+        for (int c = 0; c < RK_GRID_LANE_CELLS; c++)
+            if (lane + 32 * c < (int)gridDim.x && !rk_grid_tagged(v[c], tag)) {
+                rk_grid_load(&cells[lane + 32 * c], v[c]);
+                all = false;
+            }
+    } while (!all);
+    float2 t = make_float2(Op == RK_GRID_SOFTMAX ? -INFINITY : 0.0f, 0.0f);
+    if constexpr (Op == RK_GRID_SOFTMAX) {
+#pragma unroll
+        for (int c = 0; c < RK_GRID_LANE_CELLS; c++)
+            if (lane + 32 * c < (int)gridDim.x) t.x = fmaxf(t.x, rk_grid_lo(v[c]));
+        t.x = warpred_warp_allreduce(t.x, warpred_op_max());
+        const float ms = rk_shift(t.x);
+#pragma unroll
+        for (int c = 0; c < RK_GRID_LANE_CELLS; c++)
+            if (lane + 32 * c < (int)gridDim.x) {
+                const float s = rk_grid_hi(v[c]); /* 0 for a slice of -inf only, whose max is -inf */
+                if (s != 0.0f) t.y += s * rk_exp2(fmaf(rk_grid_lo(v[c]), RK_LOG2E, -ms));
+            }
+        t.y = warpred_warp_allreduce(t.y, warpred_op_sum());
+    } else {
+#pragma unroll
+        for (int c = 0; c < RK_GRID_LANE_CELLS; c++)
+            if (lane + 32 * c < (int)gridDim.x) {
+                t.x += rk_grid_lo(v[c]);
+                t.y += rk_grid_hi(v[c]);
+            }
+        t = warpred_warp_allreduce(t, warpred_op_sum());
+    }
+    return t;
+}
+
+/* ---- the copy engine's loads into shared memory, each completing an mbarrier ---- */
+
+__device__ __forceinline__ unsigned rk_smem_address(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void rk_bulk_begin(unsigned long long *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(rk_smem_address(bar)), "r"(bytes)
+                 : "memory");
+}
+
+/* bytes (a multiple of 16, both addresses 16-byte aligned) from global to shared memory */
+__device__ __forceinline__ void rk_bulk_load(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     rk_smem_address(dst)),
+                 "l"(src), "r"(bytes), "r"(rk_smem_address(bar))
+                 : "memory");
+}
+
+__device__ __forceinline__ void rk_bulk_wait(unsigned long long *bar, unsigned parity)
+{
+    unsigned done;
+    do
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(rk_smem_address(bar)), "r"(parity)
+                     : "memory");
+    while (!done);
+}
+
+/* 16 bytes of T from VEC floats */
+template <typename T> __device__ __forceinline__ uint4 rk_pack(const float (&q)[16 / sizeof(T)])
+{
+    if constexpr (sizeof(T) == 4)
+        return make_uint4(__float_as_uint(q[0]), __float_as_uint(q[1]), __float_as_uint(q[2]), __float_as_uint(q[3]));
+    else {
+        unsigned u[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const __nv_bfloat162 h = __floats2bfloat162_rn(q[2 * i], q[2 * i + 1]);
+            __builtin_memcpy(&u[i], &h, 4);
+        }
+        return make_uint4(u[0], u[1], u[2], u[3]);
+    }
+}
+
+/* The workers' partial values, warp by warp, combined in warp 0 in a fixed order (the workers
+   only: a named barrier, so the gathering warp goes on meanwhile). part: RK_GRID_WORKERS / 32
+   float2 a row of the group, in shared memory. */
+__device__ __forceinline__ void rk_grid_workers_sync(void)
+{
+    static_assert(RK_GRID_WORKERS == 448, "rk_grid_workers_sync: the count below");
+    asm volatile("bar.sync 1, 448;" ::: "memory");
+}
+
+/* The block's shares of a group's R slices (n[i] vectors, `cap` apart: 0 past the last row), in
+   thread 0 (k: the rows' shifts). Norms: the shifted sums. Softmax: each thread's max and its sum
+   of 2^((x - max) log2 e), then each warp's, then the block's (every sum scaled to the larger max
+   as pairs combine). */
+template <typename T, int Op, int R>
+__device__ __forceinline__ void rk_grid_fold(const uint4 *group, const int (&n)[R], int cap, const float (&k)[R],
+                                             float2 (*part)[RK_GRID_WORKERS / 32], float2 (&share)[R])
+{
+    constexpr int VEC = 16 / sizeof(T), WARPS = RK_GRID_WORKERS / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    float2 mine[R];
+#pragma unroll
+    for (int i = 0; i < R; i++) {
+        if constexpr (Op == RK_GRID_SOFTMAX) {
+            float m = -INFINITY, t = 0.0f;
+            for (int j = threadIdx.x; j < n[i]; j += RK_GRID_WORKERS) {
+                const uint4 u = group[i * cap + j];
+#pragma unroll
+                for (int e = 0; e < VEC; e++) m = fmaxf(m, rk_value<T>(u, e));
+            }
+            const float wm = warpred_warp_allreduce(m, warpred_op_max()); /* the warp's max: one scale a lane */
+            const float ms = rk_shift(wm);
+            for (int j = threadIdx.x; j < n[i]; j += RK_GRID_WORKERS) {
+                const uint4 u = group[i * cap + j];
+#pragma unroll
+                for (int e = 0; e < VEC; e++) t += rk_exp2(fmaf(rk_value<T>(u, e), RK_LOG2E, -ms));
+            }
+            mine[i] = make_float2(wm, warpred_warp_reduce(t, warpred_op_sum()));
+        } else {
+            float2 acc = make_float2(0.0f, 0.0f);
+            for (int j = threadIdx.x; j < n[i]; j += RK_GRID_WORKERS) {
+                const uint4 u = group[i * cap + j];
+#pragma unroll
+                for (int e = 0; e < VEC; e++) rk_shifted_add(acc, rk_value<T>(u, e), k[i]);
+            }
+            mine[i] = warpred_warp_reduce(acc, warpred_op_sum());
+        }
+        if (lane == 0) part[i][warp] = mine[i];
+    }
+    rk_grid_workers_sync();
+    if (warp == 0) {
+#pragma unroll
+        for (int i = 0; i < R; i++) {
+            float2 v = lane < WARPS ? part[i][lane] : make_float2(Op == RK_GRID_SOFTMAX ? -INFINITY : 0.0f, 0.0f);
+            if constexpr (Op == RK_GRID_SOFTMAX) {
+                const float m = warpred_warp_allreduce(v.x, warpred_op_max());
+                const float t = v.y != 0.0f ? v.y * rk_exp2((v.x - m) * RK_LOG2E) : 0.0f; /* -inf slices: 0 */
+                share[i] = make_float2(m, warpred_warp_reduce(t, warpred_op_sum()));
+            } else
+                share[i] = warpred_warp_reduce(v, warpred_op_sum());
+        }
+    }
+}
+
+/* What the output needs of a row from its totals: softmax (max * log2 e, 1 / sum), the norms
+   (mean, 1 / std). */
+template <int Op> __device__ __forceinline__ float2 rk_grid_finish(float2 t, int len, float k, float eps)
+{
+    if constexpr (Op == RK_GRID_SOFTMAX) {
+        const float inv = t.y > 0.0f ? 1.0f / t.y : (t.y == 0.0f ? 0.0f : t.y); /* all -inf: 0; NaN stays */
+        return make_float2(rk_shift(t.x), inv);
+    } else {
+        float mean, rstd;
+        rk_shifted_stats(t, len, k, Op == RK_GRID_LAYERNORM, eps, mean, rstd);
+        return make_float2(mean, rstd);
+    }
+}
+
+/* Vector j of the block's slice of a row, normalized, as 16 bytes of T. */
+template <typename T, int Op>
+__device__ __forceinline__ uint4 rk_grid_output(uint4 v, const uint4 *w, const uint4 *b, int j, float2 st)
+{
+    constexpr int VEC = 16 / sizeof(T);
+    float q[VEC];
+    if constexpr (Op == RK_GRID_SOFTMAX) {
+#pragma unroll
+        for (int e = 0; e < VEC; e++) q[e] = rk_exp2(fmaf(rk_value<T>(v, e), RK_LOG2E, -st.x)) * st.y;
+    } else {
+        const uint4 wv = w[j];
+        const uint4 bv = Op == RK_GRID_LAYERNORM ? b[j] : wv;
+#pragma unroll
+        for (int e = 0; e < VEC; e++) {
+            q[e] = (rk_value<T>(v, e) - st.x) * st.y * rk_value<T>(wv, e);
+            if constexpr (Op == RK_GRID_LAYERNORM) q[e] += rk_value<T>(bv, e);
+        }
+    }
+    return rk_pack<T>(q);
+}
+
+/* Dynamic shared memory: slots + 1 mbarriers (padded to 16 bytes), then w's slice and b's (the
+   norms), then the ring of `slots` groups of R slices of `cap` vectors. tag: row r's cells carry
+   tag + r. Needs lag >= 0 and slots >= lag + 3 (a group in flight at least). */
+extern __shared__ uint4 rk_grid_smem[];
+template <typename T, int Op, int R>
+__global__ void __launch_bounds__(RK_GRID_THREADS, 1)
+    rk_grid_rows(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps, rk_grid_cell *cells,
+                 unsigned tag, int slots, int lag)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int VEC = 16 / sizeof(T);
+    constexpr int WB = Op == RK_GRID_LAYERNORM ? 2 : Op == RK_GRID_RMSNORM ? 1 : 0; /* w, b slices kept */
+    const int G = (int)gridDim.x, g = (int)blockIdx.x;
+    const bool gatherer = threadIdx.x >= RK_GRID_WORKERS;
+    const long long V = len / VEC, v0 = g * V / G, groups = (rows + R - 1) / R;
+    const int n = (int)((g + 1) * V / G - v0), cap = (int)((V + G - 1) / G), ring = rk_grid_ring(lag);
+    const unsigned bytes = (unsigned)n * 16u;
+    unsigned long long *bar = reinterpret_cast<unsigned long long *>(rk_grid_smem); /* slots + 1 */
+    uint4 *kept = rk_grid_smem + (slots + 2) / 2, *slot0 = kept + WB * cap;
+    __shared__ float2 stats[2][R];                   /* the group written this step, and the next */
+    __shared__ float2 part[R][RK_GRID_WORKERS / 32]; /* the workers' warps' partial values */
+    __shared__ float shift[64 * R];                  /* row r's k at r % (64 R), kept for its output */
+    if (threadIdx.x == 0) {
+        for (int i = 0; i <= slots; i++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(rk_smem_address(&bar[i])) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    const auto fetch = [&](long long s) { /* group s into its slot */
+                                          const int slot = (int)(s % slots);
+                                          const int in_group = rows - s * R < R ? (int)(rows - s * R) : R;
+                                          rk_bulk_begin(&bar[slot], in_group * bytes);
+                                          for (int i = 0; i < in_group; i++)
+                                              rk_bulk_load(slot0 + ((size_t)slot * R + i) * cap,
+                                                           x + (s * R + i) * len + v0 * VEC, bytes, &bar[slot]);
+    };
+    if (threadIdx.x == 0) {
+        if constexpr (WB > 0) {
+            rk_bulk_begin(&bar[slots], WB * bytes);
+            rk_bulk_load(kept, w + v0 * VEC, bytes, &bar[slots]);
+            if constexpr (WB == 2) rk_bulk_load(kept + cap, b + v0 * VEC, bytes, &bar[slots]);
+        }
+        for (long long s = 0; s < groups && s < slots; s++) fetch(s);
+    }
+    if (WB > 0 && !gatherer) rk_bulk_wait(&bar[slots], 0);
+    /* The gatherer asks for a group's cells a step before it folds them; the workers load the next
+       group's shifts a step ahead. */
+    const int gw = ((int)threadIdx.x - RK_GRID_WORKERS) / 32; /* the gatherers' warp: row gw of a group */
+    rk_grid_asked asked;
+    const auto ask = [&](long long group) {
+        if (gw < R && group >= 0 && group * R + gw < rows)
+            rk_grid_ask(cells + ((size_t)(group % ring) * R + gw) * G, asked);
+    };
+    float k_next[R];
+    const auto load_shifts = [&](long long group) {
+#    pragma unroll
+        for (int i = 0; i < R; i++)
+            k_next[i] = Op == RK_GRID_LAYERNORM && group * R + i < rows
+                            ? warpred_xf_to<float>()(x[(group * R + i) * len], 0)
+                            : 0.0f;
+    };
+    if (!gatherer) load_shifts(0);
+    for (long long s = 0; s < groups + lag + 1; s++) {
+        const long long written = s - lag - 1; /* the group written this step */
+        if (gatherer) { /* the statistics of group `written`, for the workers after the barrier */
+            const long long row = written * R + gw;
+            if (written >= 0 && gw < R && row < rows) {
+                const float2 t =
+                    rk_grid_gather<Op>(cells + ((size_t)(written % ring) * R + gw) * G, asked, tag + (unsigned)row);
+                if (threadIdx.x % 32 == 0)
+                    stats[written & 1][gw] = rk_grid_finish<Op>(t, len, shift[row % (64 * R)], eps);
+            }
+        } else if (s < groups) { /* this block's shares of group s */
+            const int slot = (int)(s % slots);
+            float k[R];
+            int in[R];
+#    pragma unroll
+            for (int i = 0; i < R; i++) {
+                in[i] = s * R + i < rows ? n : 0;
+                k[i] = k_next[i];
+            }
+            if (s + 1 < groups) load_shifts(s + 1);
+            rk_bulk_wait(&bar[slot], (unsigned)(s / slots) & 1u);
+            float2 share[R];
+            rk_grid_fold<T, Op, R>(slot0 + (size_t)slot * R * cap, in, cap, k, part, share);
+            if (threadIdx.x == 0)
+#    pragma unroll
+                for (int i = 0; i < R; i++)
+                    if (s * R + i < rows) {
+                        shift[(s * R + i) % (64 * R)] = k[i];
+                        rk_grid_publish(cells + ((size_t)(s % ring) * R + i) * G + g, share[i],
+                                        tag + (unsigned)(s * R + i));
+                    }
+        }
+        __syncthreads(); /* the statistics of group `written` */
+        if (gatherer) ask(written + 1);
+        else if (written >= 0) {
+            const int slot = (int)(written % slots);
+#    pragma unroll
+            for (int i = 0; i < R; i++) {
+                const long long row = written * R + i;
+                if (row < rows) {
+                    const float2 st = stats[written & 1][i];
+                    const uint4 *in = slot0 + ((size_t)slot * R + i) * cap;
+                    uint4 *out = reinterpret_cast<uint4 *>(y + row * len + v0 * VEC);
+                    for (int j = threadIdx.x; j < n; j += RK_GRID_WORKERS)
+                        __stcs(out + j, rk_grid_output<T, Op>(in[j], kept, kept + cap, j, st));
+                }
+            }
+        }
+        __syncthreads(); /* the slot read: the copy engine may fill it again */
+        if (threadIdx.x == 0 && written >= 0 && written + slots < groups) fetch(written + slots);
+    }
+#endif
+}
+
 /* ============================================ host ============================================ */
 
 /* A per-kernel answer of the runtime, asked once: the first N kernels' answers kept. */
@@ -1085,6 +1478,154 @@ static inline int rk_sm_count(void)
     return sms;
 }
 
+/* ---- rows across the whole GPU (rk_grid_rows) ---- */
+
+/* Set, the dispatchers take the streamed kernels where they would take rk_grid_rows (benchmarks
+   compare the two this way). */
+static int rk_grid_off;
+
+/* Whether the dispatchers take rk_grid_rows for rows of len: rows of 2 MB or more for the norms,
+   4 MB or more for softmax (a block's slice of a step, 16 or 32 KB, pays for the step's fixed
+   latencies). Shorter rows ran faster streamed or in a cluster on an H200 (CHANGELOG). */
+template <typename T> static bool rk_grid_wanted(int op, long long len)
+{
+    return !rk_grid_off && len * (long long)sizeof(T) >= (op == RK_GRID_SOFTMAX ? 4LL << 20 : 2LL << 20);
+}
+
+/* The cells and the next tag of a stream of a device: launches on one stream follow each other;
+   launches on two streams could run at once, so each stream has its own cells (the first 16
+   streams that ask; the others get cudaErrorNotSupported, which the dispatchers answer with the
+   streamed kernels). */
+struct rk_grid_state {
+    int device;
+    cudaStream_t stream;
+    rk_grid_cell *cells;
+    int blocks;
+    unsigned next_tag;
+};
+
+static rk_grid_state *rk_grid_state_of(int device, cudaStream_t stream)
+{
+    static rk_grid_state states[16];
+    static int count;
+    for (int i = 0; i < count; i++)
+        if (states[i].device == device && states[i].stream == stream) return &states[i];
+    if (count == 16) return NULL;
+    rk_grid_state *s = &states[count++];
+    s->device = device;
+    s->stream = stream;
+    return s;
+}
+
+/* How rk_grid_rows would run rows of len: blocks (one an SM), rows a group, slots and lag; 0
+   blocks where it does not (before sm_90, without cooperative launches, rows off 16-byte vectors,
+   or too long for a ring of lag + 3 groups). */
+struct rk_grid_plan {
+    int blocks, group, slots, lag;
+    size_t smem;
+};
+
+template <typename T, int Op> static rk_grid_plan rk_grid_plan_for(long long len, int slots, int lag, int group)
+{
+    rk_grid_plan p = {0, 0, 0, 0, 0};
+    int device = 0, major = 0, coop = 0, optin = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess || major < 9 ||
+        !coop) {
+        cudaGetLastError();
+        return p;
+    }
+    const int G = rk_sm_count(), VEC = 16 / (int)sizeof(T);
+    const int wb = Op == RK_GRID_LAYERNORM ? 2 : Op == RK_GRID_RMSNORM ? 1 : 0;
+    const long long V = len / VEC, slice = (V + G - 1) / G * 16;
+    if (len % VEC != 0 || V < G || G > RK_GRID_MAX_BLOCKS) return p;
+    if (group <= 0) group = slice >= (24 << 10) ? 1 : 2;
+    const long long room = optin - 4096 - wb * slice; /* 4 KB for the static: statistics, shifts, reducers */
+    int fit = (int)(room / (group * slice + 8));
+    if (fit > RK_GRID_MAX_SLOTS) fit = RK_GRID_MAX_SLOTS;
+    if (slots <= 0) slots = fit;
+    if (lag < 0) lag = slots >= 5 ? 2 : 1;
+    if (slots > fit || slots < lag + 3 || (group != 1 && group != 2)) return p;
+    p.blocks = G;
+    p.group = group;
+    p.slots = slots;
+    p.lag = lag;
+    p.smem = (size_t)(slots + 2) / 2 * 16 + (size_t)(wb + group * slots) * (size_t)slice;
+    return p;
+}
+
+/* Whether a block of `kernel` with smem bytes of dynamic shared memory fits on an SM (the
+   kernel's limit raised to smem), asked once per kernel and size: the largest size that fitted is
+   kept. */
+template <typename Kernel> static bool rk_grid_resident(Kernel kernel, size_t smem)
+{
+    static rk_memo<size_t, 16> fitted;
+    size_t largest = 0;
+    int resident = 0;
+    if (fitted.find((const void *)kernel, &largest) && smem <= largest) return true;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, RK_GRID_THREADS, smem) != cudaSuccess ||
+        resident < 1) {
+        cudaGetLastError(); /* a refused size is an answer, not an error for the next call */
+        return false;
+    }
+    for (int i = 0; i < fitted.count; i++)
+        if (fitted.key[i] == (const void *)kernel) return (fitted.value[i] = smem), true;
+    fitted.keep((const void *)kernel, smem);
+    return true;
+}
+
+/* Launches rk_grid_rows<T, Op, R> (slots, group: 0 for the plan's choice, lag: -1):
+   cudaErrorNotSupported where it does not run (rk_grid_plan_for). */
+template <typename T, int Op>
+static cudaError_t rk_grid_go(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps,
+                              cudaStream_t stream, int slots = 0, int lag = -1, int group = 0)
+{
+    const unsigned long long where = reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y) |
+                                     (Op != RK_GRID_SOFTMAX ? reinterpret_cast<unsigned long long>(w) : 0) |
+                                     (Op == RK_GRID_LAYERNORM ? reinterpret_cast<unsigned long long>(b) : 0);
+    int device = 0;
+    if ((where & 15) != 0 || cudaGetDevice(&device) != cudaSuccess) return cudaErrorNotSupported;
+    const rk_grid_plan p = rk_grid_plan_for<T, Op>(len, slots, lag, group);
+    if (p.blocks == 0) return cudaErrorNotSupported;
+    void (*kernel)(const T *, const T *, const T *, T *, long long, int, float, rk_grid_cell *, unsigned, int, int) =
+        p.group == 1 ? rk_grid_rows<T, Op, 1> : rk_grid_rows<T, Op, 2>;
+    cudaError_t e = cudaSuccess;
+    if (!rk_grid_resident(kernel, p.smem)) return cudaErrorNotSupported;
+    rk_grid_state *st = rk_grid_state_of(device, stream);
+    if (st == NULL) return cudaErrorNotSupported;
+    const size_t cells = (size_t)p.blocks * 2 * (2 * RK_GRID_MAX_SLOTS + 4); /* ring groups of up to 2 rows */
+    if (st->cells == NULL || st->blocks < p.blocks) {
+        if (st->cells) cudaFree(st->cells);
+        st->cells = NULL;
+        if ((e = cudaMalloc(&st->cells, cells * sizeof(rk_grid_cell))) != cudaSuccess) return e;
+        if ((e = cudaMemset(st->cells, 0, cells * sizeof(rk_grid_cell))) != cudaSuccess) return e;
+        st->blocks = p.blocks;
+        st->next_tag = 1; /* 0 is the cells' first content */
+    }
+    unsigned tag = st->next_tag;
+    if ((unsigned long long)tag + (unsigned long long)rows > 0xffffffffULL) { /* the tags would wrap: cells to 0 */
+        if ((e = cudaMemsetAsync(st->cells, 0, cells * sizeof(rk_grid_cell), stream)) != cudaSuccess) return e;
+        tag = 1;
+    }
+    st->next_tag = tag + (unsigned)rows; /* no row of a later launch shares a tag with this one's */
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeCooperative;
+    attr.val.cooperative = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)p.blocks);
+    config.blockDim = dim3(RK_GRID_THREADS);
+    config.dynamicSmemBytes = p.smem;
+    config.stream = stream;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    snprintf(rk_last_where, sizeof rk_last_where, "grid %d x %d, %d row%s a step", p.blocks, RK_GRID_THREADS, p.group,
+             p.group > 1 ? "s" : "");
+    return cudaLaunchKernelEx(&config, kernel, x, w, b, y, rows, len, eps, st->cells, tag, p.slots, p.lag);
+}
+
 /* Rows read in one pass (cross-entropy), streamed: the fewest blocks a row (1, 2, 4, .. up to
    limit) that give a block to at least 7/8 of the SMs. One block a row whenever the rows do that
    (more blocks a row measured slower); 64 rows on 132 SMs: 2. */
@@ -1149,6 +1690,13 @@ template <typename T> struct rk_softmax_run {
     }
     template <class L> cudaError_t go(int cluster) const
     {
+        if constexpr (rk_streamed<L>::value) {
+            const cudaError_t e =
+                !rk_grid_wanted<T>(RK_GRID_SOFTMAX, len)
+                    ? cudaErrorNotSupported
+                    : rk_grid_go<T, RK_GRID_SOFTMAX>(x, (const T *)NULL, (const T *)NULL, y, rows, len, 0.0f, stream);
+            if (e != cudaErrorNotSupported) return e;
+        }
         const size_t smem = rk_streamed<L>::value ? rk_stream_smem<L>(kernel<L>(), len, cluster) : 0;
         return rk_launch_with<L>(kernel<L>(), rows, cluster, smem, stream, x, y, rows, len);
     }
@@ -1209,11 +1757,15 @@ template <typename T> struct rk_norm_run {
             const cudaError_t e = go_cluster();
             if (e != cudaErrorNotSupported) return e;
         }
-        if constexpr (rk_streamed<L>::value)
+        if constexpr (rk_streamed<L>::value) {
+            const cudaError_t e = !rk_grid_wanted<T>(RK_GRID_LAYERNORM, len) ? cudaErrorNotSupported
+                                  : center ? rk_grid_go<T, RK_GRID_LAYERNORM>(x, w, b, y, rows, len, eps, stream)
+                                           : rk_grid_go<T, RK_GRID_RMSNORM>(x, w, b, y, rows, len, eps, stream);
+            if (e != cudaErrorNotSupported) return e;
             return rk_launch_with<L>(rk_norm_stream<L, T>, rows, cluster,
                                      rk_stream_smem<L>(rk_norm_stream<L, T>, len, cluster), stream, x, w, b, y, rows,
                                      len, eps, center);
-        else if constexpr (L::CLUSTER == 1 && L::VECS <= 2) {
+        } else if constexpr (L::CLUSTER == 1 && L::VECS <= 2) {
             if (center) return rk_launch_grouped<L>(rk_norm_held<L, T, true>, rows, stream, x, w, b, y, rows, len, eps);
             return rk_launch_grouped<L>(rk_norm_held<L, T, false>, rows, stream, x, w, b, y, rows, len, eps);
         } else {
