@@ -340,12 +340,14 @@ template <int Op> static void rc_op(rc_session *s)
             s->bad += rc_run<Op, float>(longer[i], many, s->quick, &s->plan);
             s->bad += rc_run<Op, __nv_bfloat16>(longer[i], many, s->quick, &s->plan);
         }
-        /* rows across the whole GPU (rk_grid_rows: rows of 2 MB or more, softmax 4 MB), more of them
-           than its ring holds: the norms 2 rows a step, softmax 1 */
+        /* rows across the whole GPU (rk_grid_rows: rows of 2 MB or more, softmax 4 MB): more of them
+           than its ring holds (the norms 2 rows a step, 21 of them: the last step has one), and fewer
+           than it holds */
         if constexpr (Op == RC_SOFTMAX) s->bad += rc_run<Op, float>(1048584, 12LL * 1048584, s->quick, &s->plan);
         else {
-            s->bad += rc_run<Op, float>(524296, 20LL * 524296, s->quick, &s->plan);
-            s->bad += rc_run<Op, __nv_bfloat16>(1048584, 20LL * 1048584, s->quick, &s->plan);
+            s->bad += rc_run<Op, float>(524296, 21LL * 524296, s->quick, &s->plan);
+            s->bad += rc_run<Op, float>(524296, 3LL * 524296, s->quick, &s->plan);
+            s->bad += rc_run<Op, __nv_bfloat16>(1048584, 21LL * 1048584, s->quick, &s->plan);
         }
     }
     if constexpr (Op == RC_CROSS_ENTROPY) {

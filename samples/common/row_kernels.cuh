@@ -21,7 +21,7 @@
        ceil(len / 16384)), float rows longer than 65536 x 128 bytes (ceil(len / 16384) blocks)
        (clusters: sm_90; 16 blocks need the non-portable cluster size, allowed on H100/H200)
        rows of whole 16-byte vectors of 2 MB or more (the norms; softmax: 4 MB or more), sm_90:
-                              across the whole GPU (rk_grid_rows): every block, one an SM, holds
+                              across the whole GPU (rk_grid_rows): every block, 1 or 2 an SM, holds
                               the same slice of each row in shared memory (the copy engine
                               brings it, rows ahead), and the blocks trade each row's
                               statistics through global memory while they work on the next
@@ -72,7 +72,7 @@
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
                   [0, len) gives NaN and reads nothing. The target and its logit are loaded
                   before the reductions where that measured faster (rk_cross_entropy_regs).
-   ACROSS THE WHOLE GPU (rk_grid_rows: softmax, LayerNorm, RMSNorm): one block an SM, all of them
+   ACROSS THE WHOLE GPU (rk_grid_rows: softmax, LayerNorm, RMSNorm): 1 or 2 blocks an SM, all of them
                   resident (a cooperative launch); each folds its slice of a row into its share
                   (the norms' shifted sums, softmax's (max, sum) pair), publishes it in global
                   memory tagged with the row, and gathers the other blocks' shares of the row a
@@ -926,6 +926,10 @@ struct rk_grid_cell {
    group s - 4 - 2 lag: the group the cells held last. */
 __device__ __forceinline__ int rk_grid_ring(int lag) { return 2 * lag + 4; }
 
+/* Relaxed stores and loads: a block publishes a row's share after the loads it is made of and
+   overwrites a cell after gathering what every block published later than the cell's last row,
+   orders which each block's own steps keep (control and data dependencies). The PTX memory model
+   promises them only with release and acquire (a fence a publish; not measured here). */
 __device__ __forceinline__ void rk_grid_publish(rk_grid_cell *cell, float2 v, unsigned tag)
 {
     const unsigned long long a = (unsigned long long)tag << 32 | __float_as_uint(v.x),
@@ -1499,7 +1503,7 @@ template <typename T> static bool rk_grid_wanted(int op, long long len)
 /* The cells and the next tag of a stream of a device: launches on one stream follow each other;
    launches on two streams could run at once, so each stream has its own cells (the first 16
    streams that ask; the others get cudaErrorNotSupported, which the dispatchers answer with the
-   streamed kernels). */
+   streamed kernels). One host thread: this state is not locked. */
 struct rk_grid_state {
     int device;
     cudaStream_t stream;
@@ -1507,6 +1511,16 @@ struct rk_grid_state {
     int blocks;
     unsigned next_tag;
 };
+
+/* Whether a stream handle stands for a different stream in each host thread (the per-thread
+   default stream): their launches could overlap and would share one stream's cells. */
+static bool rk_grid_shared_stream(cudaStream_t stream)
+{
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+    if (stream == 0) return true;
+#endif
+    return stream == cudaStreamPerThread;
+}
 
 static rk_grid_state *rk_grid_state_of(int device, cudaStream_t stream)
 {
@@ -1521,9 +1535,9 @@ static rk_grid_state *rk_grid_state_of(int device, cudaStream_t stream)
     return s;
 }
 
-/* How rk_grid_rows would run rows of len: blocks (one an SM), rows a group, slots and lag; 0
-   blocks where it does not (before sm_90, without cooperative launches, rows off 16-byte vectors,
-   or too long for a ring of lag + 3 groups). */
+/* How rk_grid_rows would run rows of len with per_sm blocks an SM: blocks, threads a block, rows a
+   group, slots and lag; 0 blocks where it does not (before sm_90, without cooperative launches,
+   rows off 16-byte vectors, or too long for a ring of lag + 3 groups). */
 struct rk_grid_plan {
     int blocks, threads, group, slots, lag;
     size_t smem;
@@ -1543,8 +1557,7 @@ static rk_grid_plan rk_grid_plan_for(long long len, int slots, int lag, int grou
         cudaGetLastError();
         return p;
     }
-    /* two blocks of 256 threads an SM: float32 2-3% faster, bfloat16 2-5% slower on an H200 */
-    if (per_sm <= 0) per_sm = sizeof(T) == 4 ? 2 : 1;
+    if (per_sm <= 0) per_sm = 1;
     const int G = per_sm * rk_sm_count(), VEC = 16 / (int)sizeof(T);
     const int wb = Op == RK_GRID_LAYERNORM ? 2 : Op == RK_GRID_RMSNORM ? 1 : 0;
     const long long V = len / VEC, slice = (V + G - 1) / G * 16;
@@ -1589,7 +1602,9 @@ template <typename Kernel> static bool rk_grid_resident(Kernel kernel, size_t sm
 }
 
 /* Launches rk_grid_rows<T, Op, R, Threads> (slots, group, per_sm: 0 for the plan's choice, lag: -1):
-   cudaErrorNotSupported where it does not run (rk_grid_plan_for). */
+   cudaErrorNotSupported where it does not run (rk_grid_plan_for; a stream being captured into a
+   graph; no room for the cells; fewer SMs than the GPU has), which the dispatchers answer with the
+   streamed kernels. */
 template <typename T, int Op>
 static cudaError_t rk_grid_go(const T *x, const T *w, const T *b, T *y, long long rows, int len, float eps,
                               cudaStream_t stream, int slots = 0, int lag = -1, int group = 0, int per_sm = 0)
@@ -1598,30 +1613,45 @@ static cudaError_t rk_grid_go(const T *x, const T *w, const T *b, T *y, long lon
                                      (Op != RK_GRID_SOFTMAX ? reinterpret_cast<unsigned long long>(w) : 0) |
                                      (Op == RK_GRID_LAYERNORM ? reinterpret_cast<unsigned long long>(b) : 0);
     int device = 0;
-    if ((where & 15) != 0 || cudaGetDevice(&device) != cudaSuccess) return cudaErrorNotSupported;
-    rk_grid_plan p = rk_grid_plan_for<T, Op>(len, slots, lag, group, per_sm);
-    if (p.blocks == 0 && per_sm <= 0) p = rk_grid_plan_for<T, Op>(len, slots, lag, group, 1); /* one block an SM */
-    if (p.blocks == 0) return cudaErrorNotSupported;
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if ((where & 15) != 0 || cudaGetDevice(&device) != cudaSuccess || rk_grid_shared_stream(stream) ||
+        cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
+        cudaGetLastError();
+        return cudaErrorNotSupported; /* a graph would replay the tags the host chose: not in graphs */
+    }
+    rk_grid_plan p = {0, 0, 0, 0, 0, 0};
     void (*kernel)(const T *, const T *, const T *, T *, long long, int, float, rk_grid_cell *, unsigned, int, int) =
-        p.threads == 512 ? (p.group == 1 ? rk_grid_rows<T, Op, 1, 512> : rk_grid_rows<T, Op, 2, 512>)
-                         : (p.group == 1 ? rk_grid_rows<T, Op, 1, 256> : rk_grid_rows<T, Op, 2, 256>);
-    cudaError_t e = cudaSuccess;
-    if (!rk_grid_resident(kernel, p.smem, p.threads, p.blocks / rk_sm_count())) return cudaErrorNotSupported;
+        NULL;
+    for (int k = per_sm > 0 ? per_sm : sizeof(T) == 4 ? 2 : 1; k >= 1 && kernel == NULL; k--) {
+        /* two blocks of 256 threads an SM: float32 2-3% faster, bfloat16 2-5% slower on an H200;
+           else one of 512 */
+        p = rk_grid_plan_for<T, Op>(len, slots, lag, group, k);
+        if (p.blocks == 0) continue;
+        kernel = p.threads == 512 ? (p.group == 1 ? rk_grid_rows<T, Op, 1, 512> : rk_grid_rows<T, Op, 2, 512>)
+                                  : (p.group == 1 ? rk_grid_rows<T, Op, 1, 256> : rk_grid_rows<T, Op, 2, 256>);
+        if (!rk_grid_resident(kernel, p.smem, p.threads, k)) kernel = NULL;
+        if (per_sm > 0) break;
+    }
     rk_grid_state *st = rk_grid_state_of(device, stream);
-    if (st == NULL) return cudaErrorNotSupported;
+    if (kernel == NULL || st == NULL) return cudaErrorNotSupported;
     const size_t cells = (size_t)p.blocks * 2 * (2 * RK_GRID_MAX_SLOTS + 4); /* ring groups of up to 2 rows */
     if (st->cells == NULL || st->blocks < p.blocks) {
         if (st->cells) cudaFree(st->cells);
         st->cells = NULL;
-        if ((e = cudaMalloc(&st->cells, cells * sizeof(rk_grid_cell))) != cudaSuccess) return e;
-        if ((e = cudaMemset(st->cells, 0, cells * sizeof(rk_grid_cell))) != cudaSuccess) return e;
+        st->blocks = 0;
+        if (cudaMalloc(&st->cells, cells * sizeof(rk_grid_cell)) != cudaSuccess) {
+            cudaGetLastError(); /* no room for the cells: the streamed kernels instead */
+            st->cells = NULL;
+            return cudaErrorNotSupported;
+        }
         st->blocks = p.blocks;
-        st->next_tag = 1; /* 0 is the cells' first content */
+        st->next_tag = 0xffffffffu; /* the cells are cleared below, in the stream's order */
     }
     unsigned tag = st->next_tag;
-    if ((unsigned long long)tag + (unsigned long long)rows > 0xffffffffULL) { /* the tags would wrap: cells to 0 */
+    cudaError_t e;
+    if ((unsigned long long)tag + (unsigned long long)rows > 0xffffffffULL) { /* new cells, or the tags would wrap */
         if ((e = cudaMemsetAsync(st->cells, 0, cells * sizeof(rk_grid_cell), stream)) != cudaSuccess) return e;
-        tag = 1;
+        tag = 1; /* 0 is the cleared cells' */
     }
     st->next_tag = tag + (unsigned)rows; /* no row of a later launch shares a tag with this one's */
     cudaLaunchAttribute attr = {};
@@ -1636,7 +1666,12 @@ static cudaError_t rk_grid_go(const T *x, const T *w, const T *b, T *y, long lon
     config.numAttrs = 1;
     snprintf(rk_last_where, sizeof rk_last_where, "grid %d x %d, %d row%s a step", p.blocks, p.threads, p.group,
              p.group > 1 ? "s" : "");
-    return cudaLaunchKernelEx(&config, kernel, x, w, b, y, rows, len, eps, st->cells, tag, p.slots, p.lag);
+    e = cudaLaunchKernelEx(&config, kernel, x, w, b, y, rows, len, eps, st->cells, tag, p.slots, p.lag);
+    if (e == cudaErrorCooperativeLaunchTooLarge) { /* fewer SMs than asked (MPS, green contexts) */
+        cudaGetLastError();
+        return cudaErrorNotSupported;
+    }
+    return e;
 }
 
 /* Rows read in one pass (cross-entropy), streamed: the fewest blocks a row (1, 2, 4, .. up to
