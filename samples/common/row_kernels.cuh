@@ -1085,34 +1085,46 @@ template <typename T, int Op, int R, int Workers>
 __device__ __forceinline__ void rk_grid_fold(const uint4 *group, const int (&n)[R], int cap, const float (&k)[R],
                                              float2 (*part)[Workers / 32], float2 (&share)[R])
 {
-    constexpr int VEC = 16 / sizeof(T), WARPS = Workers / 32;
+    constexpr int VEC = 16 / sizeof(T), WARPS = Workers / 32, A = VEC / 2;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     float2 mine[R];
 #pragma unroll
     for (int i = 0; i < R; i++) {
+        /* A = VEC / 2 accumulators a thread, value e into accumulator e % A: chains of 2 dependent
+           operations a vector instead of VEC (the folds are latency-bound otherwise) */
         if constexpr (Op == RK_GRID_SOFTMAX) {
-            float m = -INFINITY, t = 0.0f;
+            float m[A], t[A];
+#pragma unroll
+            for (int a = 0; a < A; a++) m[a] = -INFINITY, t[a] = 0.0f;
             for (int j = rk_grid_first<Workers>(i); j < n[i]; j += Workers) {
                 const uint4 u = group[i * cap + j];
 #pragma unroll
-                for (int e = 0; e < VEC; e++) m = fmaxf(m, rk_value<T>(u, e));
+                for (int e = 0; e < VEC; e++) m[e % A] = fmaxf(m[e % A], rk_value<T>(u, e));
             }
-            const float wm = warpred_warp_allreduce(m, warpred_op_max()); /* the warp's max: one scale a lane */
+#pragma unroll
+            for (int a = 1; a < A; a++) m[0] = fmaxf(m[0], m[a]);
+            const float wm = warpred_warp_allreduce(m[0], warpred_op_max()); /* the warp's max: one scale a lane */
             const float ms = rk_shift(wm);
             for (int j = rk_grid_first<Workers>(i); j < n[i]; j += Workers) {
                 const uint4 u = group[i * cap + j];
 #pragma unroll
-                for (int e = 0; e < VEC; e++) t += rk_exp2(fmaf(rk_value<T>(u, e), RK_LOG2E, -ms));
+                for (int e = 0; e < VEC; e++) t[e % A] += rk_exp2(fmaf(rk_value<T>(u, e), RK_LOG2E, -ms));
             }
-            mine[i] = make_float2(wm, warpred_warp_reduce(t, warpred_op_sum()));
+#pragma unroll
+            for (int a = 1; a < A; a++) t[0] += t[a];
+            mine[i] = make_float2(wm, warpred_warp_reduce(t[0], warpred_op_sum()));
         } else {
-            float2 acc = make_float2(0.0f, 0.0f);
+            float2 acc[A];
+#pragma unroll
+            for (int a = 0; a < A; a++) acc[a] = make_float2(0.0f, 0.0f);
             for (int j = rk_grid_first<Workers>(i); j < n[i]; j += Workers) {
                 const uint4 u = group[i * cap + j];
 #pragma unroll
-                for (int e = 0; e < VEC; e++) rk_shifted_add(acc, rk_value<T>(u, e), k[i]);
+                for (int e = 0; e < VEC; e++) rk_shifted_add(acc[e % A], rk_value<T>(u, e), k[i]);
             }
-            mine[i] = warpred_warp_reduce(acc, warpred_op_sum());
+#pragma unroll
+            for (int a = 1; a < A; a++) acc[0].x += acc[a].x, acc[0].y += acc[a].y;
+            mine[i] = warpred_warp_reduce(acc[0], warpred_op_sum());
         }
         if (lane == 0) part[i][warp] = mine[i];
     }
@@ -1145,9 +1157,9 @@ template <int Op> __device__ __forceinline__ float2 rk_grid_finish(float2 t, int
     }
 }
 
-/* Vector j of the block's slice of a row, normalized, as 16 bytes of T. */
-template <typename T, int Op>
-__device__ __forceinline__ uint4 rk_grid_output(uint4 v, const uint4 *w, const uint4 *b, int j, float2 st)
+/* A vector v of a row's slice, normalized (wv, bv: the vector's w and b; not read by softmax), as
+   16 bytes of T. */
+template <typename T, int Op> __device__ __forceinline__ uint4 rk_grid_output(uint4 v, uint4 wv, uint4 bv, float2 st)
 {
     constexpr int VEC = 16 / sizeof(T);
     float q[VEC];
@@ -1155,8 +1167,6 @@ __device__ __forceinline__ uint4 rk_grid_output(uint4 v, const uint4 *w, const u
 #pragma unroll
         for (int e = 0; e < VEC; e++) q[e] = rk_exp2(fmaf(rk_value<T>(v, e), RK_LOG2E, -st.x)) * st.y;
     } else {
-        const uint4 wv = w[j];
-        const uint4 bv = Op == RK_GRID_LAYERNORM ? b[j] : wv;
 #pragma unroll
         for (int e = 0; e < VEC; e++) {
             q[e] = (rk_value<T>(v, e) - st.x) * st.y * rk_value<T>(wv, e);
@@ -1262,17 +1272,27 @@ __global__ void __launch_bounds__(Threads, 512 / Threads)
         if (gatherer) ask(written + 1);
         else if (written >= 0) {
             const int slot = (int)(written % slots);
-#    pragma unroll
-            for (int i = 0; i < R; i++) {
-                const long long row = written * R + i;
-                if (row < rows) {
-                    const float2 st = stats[written & 1][i];
-                    const uint4 *in = slot0 + ((size_t)slot * R + i) * cap;
-                    uint4 *out = reinterpret_cast<uint4 *>(y + row * len + v0 * VEC);
-                    for (int j = rk_grid_first<Workers>(i); j < n; j += Workers)
-                        __stcs(out + j, rk_grid_output<T, Op>(in[j], kept, kept + cap, j, st));
+            const uint4 *in = slot0 + (size_t)slot * R * cap;
+            uint4 *out = reinterpret_cast<uint4 *>(y + written * R * len + v0 * VEC);
+            const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+            if (R == 2 && WB > 0 && written * R + 1 < rows) { /* both rows in one pass: w and b read once */
+                const float2 st0 = stats[written & 1][0], st1 = stats[written & 1][R - 1];
+                for (int j = threadIdx.x; j < n; j += Workers) {
+                    const uint4 wv = kept[j], bv = WB == 2 ? kept[cap + j] : zero;
+                    __stcs(out + j, rk_grid_output<T, Op>(in[j], wv, bv, st0));
+                    __stcs(out + len / VEC + j, rk_grid_output<T, Op>(in[cap + j], wv, bv, st1));
                 }
-            }
+            } else
+#    pragma unroll
+                for (int i = 0; i < R; i++)
+                    if (written * R + i < rows) {
+                        const float2 st = stats[written & 1][i];
+                        for (int j = rk_grid_first<Workers>(i); j < n; j += Workers) {
+                            const uint4 wv = WB > 0 ? kept[j] : zero, bv = WB == 2 ? kept[cap + j] : zero;
+                            __stcs(out + (size_t)i * (len / VEC) + j,
+                                   rk_grid_output<T, Op>(in[i * cap + j], wv, bv, st));
+                        }
+                    }
         }
         __syncthreads(); /* the slot read: the copy engine may fill it again */
         if (threadIdx.x == 0 && written >= 0 && written + slots < groups) fetch(written + slots);
