@@ -5,7 +5,8 @@
    ORDER model and within a bound of a double reference, float max and min, int sums, max and min
    exact, argmax / argmin / argmax_num of (float, int) pairs (two 4-byte words a value) with ties and
    NaNs. Cluster sizes 1, 2, 3, 4, 8 and the largest the GPU accepts, blocks of 256 (the size at
-   compile time and at run time), 96 (three whole warps), 20 (fewer than a warp) and 1024, and
+   compile time and at run time), 96 (three whole warps), 20 (fewer than a warp), 100 and 1000 (a
+   partial last warp, at compile time and at run time) and 1024, and
    launches without clusters. Then many clusters, in waves, whose blocks reach each call at
    different times (what the two mailboxes are for), and the manual's snippet. Fresh random inputs
    each run (seed printed). Without a GPU of compute capability 9.0 or newer, or in a build without
@@ -404,12 +405,14 @@ template <int BT, typename T> static wt_shape<T> wt_shape_of(const char *name, i
     return s;
 }
 
-enum { WT_SHAPES = 5 };
+enum { WT_SHAPES = 7 };
 template <typename T> static void wt_shapes(wt_shape<T> s[WT_SHAPES])
 {
     const wt_shape<T> list[WT_SHAPES] = {
-        wt_shape_of<256, T>("<256>", 256),    wt_shape_of<0, T>("run-time 256", 256), wt_shape_of<96, T>("<96>", 96),
-        wt_shape_of<0, T>("run-time 20", 20), wt_shape_of<1024, T>("<1024>", 1024),
+        wt_shape_of<256, T>("<256>", 256),    wt_shape_of<0, T>("run-time 256", 256),
+        wt_shape_of<96, T>("<96>", 96),       wt_shape_of<0, T>("run-time 20", 20),
+        wt_shape_of<100, T>("<100>", 100),    wt_shape_of<0, T>("run-time 1000", 1000),
+        wt_shape_of<1024, T>("<1024>", 1024),
     };
     for (int i = 0; i < WT_SHAPES; i++) s[i] = list[i];
 }
