@@ -25,8 +25,9 @@
                               the same slice of each row in shared memory (the copy engine
                               brings it, rows ahead), and the blocks trade each row's
                               statistics through global memory while they work on the next
-       the rest (or no clusters)  streamed: a cluster of 16 (else 8, else 1) blocks of 512 threads
-                              per row reads the row once for its statistics, keeping the first
+       the rest               streamed (also where clusters do not run): a cluster of 16 (else 8,
+                              else 1) blocks of 512 threads per row reads the row once for its
+                              statistics, keeping the first
                               chunks of each block's share in shared memory (as many as about
                               100 KB a block holds), and reads the rest once more for the output
                               (the second pass walks backwards, so it starts with what the L2
