@@ -8,8 +8,9 @@
    outputs are rows * 12 bytes, not counted). "of ceiling" is that over the copy (read) kernel's GB/s.
    Rows longer than a cluster's registers hold (L > 262144) are spread over the whole GPU where
    they are 2 MB or more (the norms) or 4 MB or more (softmax), and read once; else streamed, read
-   twice where shared memory does not keep them, and still credited with the ideal bytes only. cross-entropy is timed alone (loss
-   and argmax per row) and with the deterministic mean over rows (a second launch).
+   twice where shared memory does not keep them, and still credited with the ideal bytes only.
+   cross-entropy is timed alone (loss and argmax per row) and with the deterministic mean over rows
+   (a second launch).
 
    Every time is the median of 51 CUDA-event timed runs after 5 warm-ups, the variants of one row
    length taking turns.

@@ -27,8 +27,8 @@
                               statistics through global memory while they work on the next
        the rest               streamed (also where clusters do not run): a cluster of 16 (else 8,
                               else 1) blocks of 512 threads per row reads the row once for its
-                              statistics, keeping the first
-                              chunks of each block's share in shared memory (as many as about
+                              statistics, keeping the first chunks of each block's share in
+                              shared memory (as many as about
                               100 KB a block holds), and reads the rest once more for the output
                               (the second pass walks backwards, so it starts with what the L2
                               cache holds last).
@@ -1063,9 +1063,6 @@ template <typename T> __device__ __forceinline__ uint4 rk_pack(const float (&q)[
     }
 }
 
-/* The workers' partial values, warp by warp, combined in warp 0 in a fixed order (the workers
-   only: a named barrier, so the gathering warp goes on meanwhile). part: Workers / 32
-   float2 a row of the group, in shared memory. */
 /* The first vector of a slice a worker takes, then every Workers-th: odd rows of a group in the
    reverse order, so that the workers with one vector more in one row have one fewer in the next. */
 template <int Workers> __device__ __forceinline__ int rk_grid_first(int i)
@@ -1073,13 +1070,15 @@ template <int Workers> __device__ __forceinline__ int rk_grid_first(int i)
     return i % 2 ? Workers - 1 - (int)threadIdx.x : (int)threadIdx.x;
 }
 
+/* A barrier of the workers only (a named one), so that the gathering warps go on meanwhile. */
 template <int Workers> __device__ __forceinline__ void rk_grid_workers_sync(void)
 {
     asm volatile("bar.sync 1, %0;" ::"r"(Workers) : "memory");
 }
 
 /* The block's shares of a group's R slices (n[i] vectors, `cap` apart: 0 past the last row), in
-   thread 0 (k: the rows' shifts). Norms: the shifted sums. Softmax: each thread's max and its sum
+   thread 0 (k: the rows' shifts): each warp's partial values go into part (Workers / 32 float2 a
+   row of the group, shared memory), which warp 0 combines in a fixed order. Norms: the shifted sums. Softmax: each thread's max and its sum
    of 2^((x - max) log2 e), then each warp's, then the block's (every sum scaled to the larger max
    as pairs combine). */
 template <typename T, int Op, int R, int Workers>

@@ -11,13 +11,14 @@
    exact two-pass variance costs nothing extra: the mean is reduced first, then the squared
    deviations from it, with no second read of memory and no E[x^2] - E[x]^2 cancellation. In a
    cluster, where each reduction waits on the other blocks, and in rows too long for a cluster's
-   registers (streamed: the output in a second pass), one reduction of the sums of x - x[0] and
-   its square (the shift keeps the cancellation small).
+   registers (streamed: the output in a second pass; or across the whole GPU), one reduction of
+   the sums of x - x[0] and its square (the shift keeps the cancellation small).
 
    Each length is checked element by element against a double-precision reference with a stated
    bound (samples/common/row_check.h), rows offset by up to 60 from zero included, then timed;
    then 2 x SMs + 5 rows of 16392 and of 16387, more rows than the clusters that take rows in
-   turn (row_kernels.cuh, rk_norm_cluster_rows).
+   turn (row_kernels.cuh, rk_norm_cluster_rows); then rows across the whole GPU (rk_grid_rows):
+   21 and 3 float32 rows of 524296, 21 bfloat16 rows of 1048584.
 
    Build and run alone, from the repository root:
        nvcc -std=c++17 -O2 -I. -arch=sm_90 samples/layernorm/main.cu -o layernorm && ./layernorm

@@ -16,7 +16,8 @@
    Each length is checked element by element against a double-precision reference with a stated
    bound (samples/common/row_check.h), rows with -inf entries and a row of only -inf (which gives
    zeros) included, then timed; then 2 x SMs + 5 rows of 16392 and of 16387 (the cluster layout's
-   kernel, many rows at once).
+   kernel, many rows at once) and 12 float32 rows of 1048584 (across the whole GPU, rk_grid_rows:
+   more rows than its ring holds).
 
    Build and run alone, from the repository root:
        nvcc -std=c++17 -O2 -I. -arch=sm_90 samples/softmax/main.cu -o softmax && ./softmax
