@@ -5,7 +5,9 @@
 # wins), V=1 (print each full command instead of one line per program), CUDA_HOME, NVCC,
 # CMOCKA_PREFIX (cmocka unpacked somewhere other than the system), PREFIX / DESTDIR (make install),
 # REQUIRE_GPU=1 (no usable GPU is an error, not a skip: for GPU machines), SANITIZE_TOOLS (the
-# compute-sanitizer tools of make sanitize, default all four: one at a time where a call is short).
+# compute-sanitizer tools of make sanitize, default all four: one at a time where a call is short),
+# SANITIZE_SHARDS (the groups each tool's programs are dealt into, run at the same time; default
+# JOBS / the number of tools, at least 1).
 # Tests read WARPRED_SEED=n (repeat a run's random inputs), WARPRED_TEST_QUICK (1: small sizes, set
 # by make sanitize; 2: fewer shapes still, set for racecheck) and, in test_device_rows,
 # WARPRED_TEST_FILTER (a test name or pattern).
@@ -98,9 +100,11 @@ SAMPLE_SANITIZE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sanitize_item,$(n)))
 export $(foreach n,$(SAMPLE_NAMES),SAMPLE_SKIP_$(n) SAMPLE_NO_SANITIZE_$(n) SAMPLE_SANITIZE_FLAGS_$(n))
 
 SANITIZE_TOOLS = memcheck racecheck synccheck initcheck
+SANITIZE_SHARDS ?= $(shell n=$$(( $(JOBS) / $(words $(SANITIZE_TOOLS)) )); [ $$n -ge 1 ] && echo $$n || echo 1)
 SAMPLE_SANITIZE_TOOLS = memcheck racecheck synccheck
 SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOME)/bin/compute-sanitizer)
-RUN = tests/run.sh --gpu-probe $(GPU_PROBE) $(if $(filter 1,$(REQUIRE_GPU)),--require-gpu)
+RUN_OPTS = --gpu-probe $(GPU_PROBE) $(if $(filter 1,$(REQUIRE_GPU)),--require-gpu)
+RUN = tests/run.sh $(RUN_OPTS)
 
 .PHONY: all test sanitize run run-% bench bench-doc api docs doc-check python-check format format-check archs headers link clean help install uninstall
 .DELETE_ON_ERROR:
@@ -292,20 +296,11 @@ doc-check: $(DOC_CHECKS)
 test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/compile_fail.ok $(DOC_CHECKS) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE) $$(CONSUMER_CHECKS)
 	@WARPRED_SAMPLE_QUICK=1 $(RUN) $(HOST_TESTS) $(GPU_TESTS) $(SAMPLE_ITEMS) $(CONSUMER_ITEMS)
 
-# The four tools run at the same time (each is mostly CPU-bound instrumentation), one log each;
-# racecheck, the slowest, with WARPRED_TEST_QUICK=2 (the longest tests take fewer shapes).
+# tests/sanitize.sh runs the tools at the same time, each tool's programs dealt into
+# SANITIZE_SHARDS groups that run at the same time (default: the cores shared among the tools).
 sanitize: $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE)
-	@for tool in $(SANITIZE_TOOLS); do \
-	  case " $(SAMPLE_SANITIZE_TOOLS) " in *" $$tool "*) samples="$(SAMPLE_SANITIZE_ITEMS)";; *) samples="";; esac; \
-	  case $$tool in racecheck) quick=2;; *) quick=1;; esac; \
-	  ( WARPRED_TEST_QUICK=$$quick WARPRED_SAMPLE_QUICK=1 $(RUN) --wrap "$(SANITIZER) --tool $$tool --error-exitcode 99" \
-	    $(GPU_TESTS) $$samples > $(BUILD)/sanitize_$$tool.log 2>&1; echo $$? > $(BUILD)/sanitize_$$tool.rc ) & \
-	done; wait; \
-	ok=1; for tool in $(SANITIZE_TOOLS); do \
-	  grep -h "SUMMARY" $(BUILD)/sanitize_$$tool.log | sort | uniq -c | sed "s/^/$$tool: /"; \
-	  tail -n 1 $(BUILD)/sanitize_$$tool.log | sed "s/^/$$tool: /"; \
-	  [ "$$(cat $(BUILD)/sanitize_$$tool.rc)" = 0 ] || ok=0; done; \
-	[ $$ok -eq 1 ] && echo "sanitize: all tools clean" || { echo "sanitize: FAILED (logs in $(BUILD)/sanitize_*.log)"; exit 1; }
+	@tests/sanitize.sh $(BUILD) "$(SANITIZER)" "$(SANITIZE_TOOLS)" "$(SAMPLE_SANITIZE_TOOLS)" $(SANITIZE_SHARDS) \
+	  $(RUN_OPTS) -- $(GPU_TESTS) -- $(SAMPLE_SANITIZE_ITEMS)
 
 # Every sample, one line each at the end. Without a usable GPU: one sentence, exit 0 (REQUIRE_GPU=1: exit 1).
 run: $(SAMPLES) $(GPU_PROBE)

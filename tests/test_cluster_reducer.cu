@@ -17,6 +17,7 @@
 #include <warpred/op_argminmax.cuh>
 #include "wt_compound.h" /* wt_arg_pick, wt_arg_matches; wt_types.h, wt.h */
 #include "wt_order.h"    /* wt_down_tree_model, wt_block_sum_model */
+#include "wt_cluster.h"   /* wt_cluster_setup_with, wt_max_cluster, wt_launch, wt_same */
 
 typedef warpred_arg<float, int> wt_argf;
 
@@ -184,83 +185,14 @@ template <int BT> __global__ void __launch_bounds__(1024) k_skewed(unsigned long
    host side: launching
    ------------------------------------------------------------------------------------------ */
 
-static int wt_clusters_ok; /* a GPU that runs this program's sm_90 code */
+/* The group setup (tests/wt_cluster.h), k_reducer's code the probe of sm_90 code. */
+static int wt_cluster_setup(void **state) { return wt_cluster_setup_with(state, k_reducer<0, int>); }
 
-/* The group setup: a GPU (wt_group_setup) of compute capability 9.0 or newer, running this
-   program's sm_90 code; the GPU tests skip otherwise. */
-static int wt_cluster_setup(void **state)
+/* The largest cluster a reducer kernel launches with: at most the reducer's 16 blocks. */
+template <typename Kernel> static int wt_reducer_cluster(Kernel kernel, dim3 block)
 {
-    wt_group_setup(state);
-    wt_clusters_ok = 0;
-    if (wt_has_gpu) {
-        int device = 0, major = 0, minor = 0;
-        cudaFuncAttributes attrs;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-        const cudaError_t err = cudaFuncGetAttributes(&attrs, k_reducer<0, int>);
-        if (major < 9)
-            printf("[ INFO     ] the GPU (compute capability %d.%d) has no thread-block clusters (9.0+): the "
-                   "cluster tests will be SKIPPED\n",
-                   major, minor);
-        else if (err != cudaSuccess || attrs.binaryVersion < 90)
-            printf("[ INFO     ] this program has no code for the GPU's arch (%s; build with ARCHS containing "
-                   "90): the cluster tests will be SKIPPED\n",
-                   err != cudaSuccess ? cudaGetErrorString(err) : "binary older than sm_90");
-        else
-            wt_clusters_ok = 1;
-        cudaGetLastError();
-    }
-    *state = &wt_clusters_ok;
-    return 0;
+    return wt_max_cluster(kernel, block, WARPRED_CLUSTER_ONCE_MAX_BLOCKS);
 }
-
-/* The largest cluster (in blocks) that kernel can be launched with in blocks of `block`,
-   non-portable sizes allowed where the GPU has them, at most the reducer's 16; under the
-   sanitizers at most 8 (as in tests/test_cluster_reduce.cu: synccheck fails launches of clusters
-   of 16 in more than a wave). */
-template <typename Kernel> static int wt_max_cluster(Kernel kernel, dim3 block)
-{
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
-        cudaGetLastError(); /* no non-portable sizes: the query answers with the portable ones */
-    cudaLaunchConfig_t cfg = cudaLaunchConfig_t();
-    cfg.gridDim = dim3(5040); /* a multiple of every size up to 16 but 11 and 13 */
-    cfg.blockDim = block;
-    int size = 0;
-    WT_CUDA(cudaOccupancyMaxPotentialClusterSize(&size, kernel, &cfg));
-    if (size < 1) fail_msg("cudaOccupancyMaxPotentialClusterSize: no cluster size for blocks of %u threads", block.x);
-    if (wt_quick() && size > 8) size = 8;
-    if (size > WARPRED_CLUSTER_ONCE_MAX_BLOCKS) size = WARPRED_CLUSTER_ONCE_MAX_BLOCKS; /* the reducer's limit */
-    static int printed[17];
-    if (size <= 16 && !printed[size]++)
-        printf("[ INFO     ] largest cluster for one of the test kernels: %d blocks (of %u threads)\n", size, block.x);
-    return size;
-}
-
-/* kernel on `clusters` clusters of C blocks of `block` threads along x; C 0: an ordinary launch
-   of `clusters` blocks, no cluster attribute (each block a cluster of one). */
-template <typename... Params, typename... Args>
-static void wt_launch(void (*kernel)(Params...), dim3 block, int C, unsigned clusters, Args... args)
-{
-    cudaLaunchAttribute attr = cudaLaunchAttribute();
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = (unsigned)C;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = cudaLaunchConfig_t();
-    cfg.blockDim = block;
-    if (C == 0) {
-        cfg.gridDim = dim3(clusters);
-    } else {
-        cfg.gridDim = dim3((unsigned)C * clusters);
-        cfg.attrs = &attr;
-        cfg.numAttrs = 1;
-        if (C > 8) WT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    }
-    WT_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
-}
-
-template <typename T> static int wt_same(const T &a, const T &b) { return memcmp(&a, &b, sizeof(T)) == 0; }
 
 /* ------------------------------------------------------------------------------------------
    host side: references
@@ -374,7 +306,7 @@ static void test_reducer_doc_snippet(void **state)
         for (int i = 0; i < ROWS * COLS; i++)
             x[i] = (float)(i % COLS + 1) * (scaled ? (float)(1 << (i / COLS % 5)) : 1);
         wt_to_dev(d_x, x, ROWS * COLS * sizeof(float));
-        wt_launch(divide_rows_by_sums, dim3(256), 4, CLUSTERS, d_x, (int)ROWS, (int)COLS);
+        wt_launch(divide_rows_by_sums, dim3(256), dim3(4), CLUSTERS, d_x, (int)ROWS, (int)COLS);
         WT_LAUNCHED();
         wt_to_host(x, d_x, ROWS * COLS * sizeof(float));
         for (int i = 0; i < ROWS * COLS; i++) {
@@ -433,9 +365,9 @@ static void wt_run_bits(const char *type, const wt_shape<T> &s, int C, unsigned 
     k_fill<T><<<1024, 256>>>(d_in, seed, calls, threads, per);
     WT_LAUNCHED();
     T *d_red = (T *)wt_dev_alloc(kept * sizeof(T)), *d_plain = (T *)wt_dev_alloc(kept * sizeof(T));
-    wt_launch(s.reducer, dim3(n), C, clusters, (const T *)d_in, d_red, calls);
+    wt_launch(s.reducer, dim3(n), dim3(C), clusters, (const T *)d_in, d_red, calls);
     WT_LAUNCHED();
-    wt_launch(s.plain, dim3(n), C, clusters, (const T *)d_in, d_plain, calls);
+    wt_launch(s.plain, dim3(n), dim3(C), clusters, (const T *)d_in, d_plain, calls);
     WT_LAUNCHED();
     T *red = (T *)wt_host_alloc(kept * sizeof(T)), *plain = (T *)wt_host_alloc(kept * sizeof(T));
     T *x = (T *)wt_host_alloc(per * sizeof(T));
@@ -482,7 +414,7 @@ template <typename T> static void wt_bits_of(const char *type)
     int launches = 0;
     for (int s = 0; s < WT_SHAPES; s++) {
         const dim3 block(shapes[s].threads);
-        const int a = wt_max_cluster(shapes[s].reducer, block), b = wt_max_cluster(shapes[s].plain, block);
+        const int a = wt_reducer_cluster(shapes[s].reducer, block), b = wt_reducer_cluster(shapes[s].plain, block);
         const int largest = a < b ? a : b;
         const int sizes[6] = {1, 2, 3, 4, 8, largest};
         for (int i = 0; i < 6; i++) {
@@ -512,7 +444,7 @@ template <int BT> static void wt_run_skewed(const char *name, int n, int C, unsi
     const size_t per = (size_t)C * n, kept = (size_t)calls * blocks * 2;
     const unsigned long long seed = wt_rand64();
     int *d_out = (int *)wt_dev_alloc(kept * sizeof(int)), *out = (int *)wt_host_alloc(kept * sizeof(int));
-    wt_launch(k_skewed<BT>, dim3(n), C, clusters, seed, d_out, calls, C);
+    wt_launch(k_skewed<BT>, dim3(n), dim3(C), clusters, seed, d_out, calls, C);
     WT_LAUNCHED();
     wt_to_host(out, d_out, kept * sizeof(int));
     for (unsigned q = 0; q < clusters; q++)
@@ -541,7 +473,7 @@ static void test_reducer_skewed(void **state)
     const int level = wt_quick_level(), calls = level ? 8 : 100;
     for (int b = 0; b < (level == 2 ? 1 : 2); b++) {
         const int n = b == 0 ? 256 : 20, total_blocks = b == 0 ? 3200 : 12800;
-        const int largest = wt_max_cluster(b == 0 ? k_skewed<0> : k_skewed<20>, dim3(n));
+        const int largest = wt_reducer_cluster(b == 0 ? k_skewed<0> : k_skewed<20>, dim3(n));
         const int sizes[3] = {2, 4, largest};
         for (int s = 0; s < 3; s++) {
             if (sizes[s] > largest || (s == 2 && (largest == 2 || largest == 4))) continue;

@@ -1302,26 +1302,42 @@ __global__ void __launch_bounds__(Threads, 512 / Threads)
 
 /* ============================================ host ============================================ */
 
-/* A per-kernel answer of the runtime, asked once: the first N kernels' answers kept. */
+/* The device the calling host thread works on (-1 where the runtime cannot say). */
+static inline int rk_device(void)
+{
+    int device = 0;
+    return cudaGetDevice(&device) == cudaSuccess ? device : -1;
+}
+
+/* A per-kernel answer of the runtime for the current device, asked once: the first N (kernel,
+   device) answers kept; keep() replaces the answer it already holds for the pair. */
 template <typename V, int N> struct rk_memo {
     const void *key[N];
+    int device[N];
     V value[N];
     int count;
-    bool find(const void *k, V *v) const
+    int index_of(const void *k, int d) const
     {
         for (int i = 0; i < count; i++)
-            if (key[i] == k) {
-                *v = value[i];
-                return true;
-            }
-        return false;
+            if (key[i] == k && device[i] == d) return i;
+        return -1;
+    }
+    bool find(const void *k, V *v) const
+    {
+        const int i = index_of(k, rk_device());
+        if (i >= 0) *v = value[i];
+        return i >= 0;
     }
     V keep(const void *k, V v)
     {
-        if (count < N) {
-            key[count] = k;
-            value[count++] = v;
+        const int d = rk_device();
+        int i = index_of(k, d);
+        if (i < 0 && count < N) {
+            i = count++;
+            key[i] = k;
+            device[i] = d;
         }
+        if (i >= 0) value[i] = v;
         return v;
     }
 };
@@ -1495,16 +1511,33 @@ template <> struct rk_cluster_layout<float, rk_softmax_run<float>> {
     typedef warpred_row_layout<float, 1024, 32, 16> type;
 };
 
-/* The SMs of this GPU, asked once. */
-static inline int rk_sm_count(void)
+/* What the dispatchers ask of the current device, asked once per device (the first 64). */
+struct rk_device_facts {
+    int asked, major, coop, optin, sm_bytes, sms;
+};
+
+static inline rk_device_facts rk_facts(void)
 {
-    static int sms = 0;
-    int device = 0;
-    if (sms == 0 && (cudaGetDevice(&device) != cudaSuccess ||
-                     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess))
-        sms = 1;
-    return sms;
+    static rk_device_facts known[64];
+    rk_device_facts f = {0, 0, 0, 0, 0, 1};
+    const int device = rk_device();
+    if (device >= 0 && device < 64 && known[device].asked) return known[device];
+    if (device < 0 || cudaDeviceGetAttribute(&f.major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&f.coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&f.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&f.sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        cudaGetLastError();
+        const rk_device_facts none = {1, 0, 0, 0, 0, 1};
+        return none; /* not kept: the next call asks again */
+    }
+    f.asked = 1;
+    if (device < 64) known[device] = f;
+    return f;
 }
+
+/* The SMs of the current GPU. */
+static inline int rk_sm_count(void) { return rk_facts().sms; }
 
 /* ---- rows across the whole GPU (rk_grid_rows) ---- */
 
@@ -1567,18 +1600,11 @@ template <typename T, int Op>
 static rk_grid_plan rk_grid_plan_for(long long len, int slots, int lag, int group, int per_sm)
 {
     rk_grid_plan p = {0, 0, 0, 0, 0, 0};
-    int device = 0, major = 0, coop = 0, optin = 0, sm_bytes = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
-        major < 9 || !coop) {
-        cudaGetLastError();
-        return p;
-    }
+    const rk_device_facts f = rk_facts();
+    const long long optin = f.optin, sm_bytes = f.sm_bytes;
+    if (f.major < 9 || !f.coop) return p;
     if (per_sm <= 0) per_sm = 1;
-    const int G = per_sm * rk_sm_count(), VEC = 16 / (int)sizeof(T);
+    const int G = per_sm * f.sms, VEC = 16 / (int)sizeof(T);
     const int wb = Op == RK_GRID_LAYERNORM ? 2 : Op == RK_GRID_RMSNORM ? 1 : 0;
     const long long V = len / VEC, slice = (V + G - 1) / G * 16;
     if (len % VEC != 0 || V < G || G > RK_GRID_MAX_BLOCKS || per_sm > 2) return p;
@@ -1615,8 +1641,6 @@ template <typename Kernel> static bool rk_grid_resident(Kernel kernel, size_t sm
         cudaGetLastError(); /* a refused size is an answer, not an error for the next call */
         return false;
     }
-    for (int i = 0; i < fitted.count; i++)
-        if (fitted.key[i] == (const void *)kernel) return (fitted.value[i] = smem), true;
     fitted.keep((const void *)kernel, smem);
     return true;
 }
