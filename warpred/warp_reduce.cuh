@@ -71,8 +71,10 @@
    (Width 32) run a plain tree and, beside it, one warp vote on whether any input is a NaN or a zero (for
    float under -ftz a subnormal counts too); almost always none is, and then the plain tree is exact: one hardware
    min/max per step for float, a compare and a select for double. Narrower segments take the
-   exact operation at each step (no vote: a vote over a segment's own mask costs a divergence
-   check and a fallback path). Otherwise (the _partial forms) every step is a hardware min/max and NaN and the sign of zero are settled once at the
+   exact operation at each step. Segments narrower than the warp shuffle with the whole warp's
+   mask when every lane of the warp calls (one vote on entry finds out); with a segment's own
+   mask, the form where lanes of the warp have left, the compiler adds a divergence check and
+   a fallback path to every step. Otherwise (the _partial forms) every step is a hardware min/max and NaN and the sign of zero are settled once at the
    end with two more votes. The tests check these and the plain path (WARPRED_NO_NAN_MINMAX)
    against the same reference.
 
@@ -147,11 +149,12 @@ template <int Kind, typename T> __device__ __forceinline__ T warpred__shfl(unsig
 
 /* ---- the trees ---- */
 
-/* Whether pred holds in any lane of this lane's segment (every lane of the segment calls). */
-template <int Width> __device__ __forceinline__ bool warpred__any_in_segment(unsigned mask, bool pred)
+/* Whether pred holds in any lane of this lane's segment (every lane of sync calls; sync holds
+   the segment). */
+template <int Width> __device__ __forceinline__ bool warpred__any_in_segment(unsigned sync, unsigned segment, bool pred)
 {
-    if (Width == 32) return __any_sync(mask, pred) != 0;
-    return (__ballot_sync(mask, pred) & mask) != 0;
+    if (Width == 32) return __any_sync(sync, pred) != 0;
+    return (__ballot_sync(sync, pred) & segment) != 0;
 }
 
 /* At step i the offset is i (down: rising) or Width / 2 / i (xor: falling). */
@@ -160,43 +163,59 @@ template <int Width, int Kind> __device__ __forceinline__ int warpred__offset(in
     return Kind == WARPRED__SHFL_XOR ? Width / 2 / i : i;
 }
 
-/* A tree over whole segments of Width lanes: Kind WARPRED__SHFL_DOWN leaves the result in each
-   segment's first lane (lane i accumulates lanes [i, i + 2*offset), which never leaves the
-   segment for the first lane; the others hold garbage that no result or settle reads),
-   WARPRED__SHFL_XOR in every lane. */
-template <int Width, int Kind, typename T, typename Op> __device__ __forceinline__ T warpred__tree(T v, Op op)
+/* The tree's steps, with sync the shuffles' and votes' mask: the calling lane's segment, or the
+   whole warp where every lane of it calls. */
+template <int Width, int Kind, typename T, typename Op>
+__device__ __forceinline__ T warpred__tree_steps(T v, Op op, unsigned sync)
 {
     typedef warpred_op_warp<Op, T> W;
-    const unsigned mask = warpred__segment_mask<Width>();
-    if constexpr (Width == 1) {
-        return v; /* nothing to combine, nothing to settle */
-    } else if constexpr (Width == 32 && W::hardware) {
-        return W::hardware_reduce(mask, v);
+    const unsigned segment = warpred__segment_mask<Width>();
+    if constexpr (Width == 32 && W::hardware) {
+        return W::hardware_reduce(sync, v);
     } else if constexpr (W::votes && Width < 32) {
-        /* Segments narrower than the warp: a vote would take the segment's own mask, which
-           differs from segment to segment, and the compiler guards every such vote with a
-           divergence check and a fallback path. The operation itself is exact at each step. */
+        /* Segments narrower than the warp: the operation itself is exact at each step (a vote
+           would need the segment's own mask whenever the warp is not whole). */
         T r = v;
 #pragma unroll
         for (int i = 1; i < Width; i <<= 1)
-            r = op(r, warpred__shfl<Kind>(mask, r, warpred__offset<Width, Kind>(i), Width));
+            r = op(r, warpred__shfl<Kind>(sync, r, warpred__offset<Width, Kind>(i), Width));
         return r;
     } else {
         if constexpr (W::votes) {
             /* the vote's answer is needed only at the end: it runs beside the plain tree
                (shuffles are convergent, so the compiler keeps the tree ahead of the branch) */
-            const bool special = warpred__any_in_segment<Width>(mask, W::special(v));
+            const bool special = warpred__any_in_segment<Width>(sync, segment, W::special(v));
             T plain = v;
 #pragma unroll
             for (int i = 1; i < Width; i <<= 1)
-                plain = W::plain(plain, warpred__shfl<Kind>(mask, plain, warpred__offset<Width, Kind>(i), Width));
+                plain = W::plain(plain, warpred__shfl<Kind>(sync, plain, warpred__offset<Width, Kind>(i), Width));
             if (!special) return plain;
         }
         T r = v;
 #pragma unroll
         for (int i = 1; i < Width; i <<= 1)
-            r = W::step(op, r, warpred__shfl<Kind>(mask, r, warpred__offset<Width, Kind>(i), Width));
-        return W::settle(r, v, mask, mask);
+            r = W::step(op, r, warpred__shfl<Kind>(sync, r, warpred__offset<Width, Kind>(i), Width));
+        return W::settle(r, v, segment, segment);
+    }
+}
+
+/* A tree over whole segments of Width lanes: Kind WARPRED__SHFL_DOWN leaves the result in each
+   segment's first lane (lane i accumulates lanes [i, i + 2*offset), which never leaves the
+   segment for the first lane; the others hold garbage that no result or settle reads),
+   WARPRED__SHFL_XOR in every lane. Segments narrower than the warp, when every lane of the warp
+   calls (the common case: a row or a group per segment, all of them present), shuffle with the
+   whole warp's mask, a constant: with each segment's own mask the compiler guards every step
+   with a divergence check and a fallback path. The lanes that find the whole warp active are
+   one converged group, and each of them goes on to the same shuffles. */
+template <int Width, int Kind, typename T, typename Op> __device__ __forceinline__ T warpred__tree(T v, Op op)
+{
+    if constexpr (Width == 1) {
+        return v; /* nothing to combine, nothing to settle */
+    } else if constexpr (Width == 32) {
+        return warpred__tree_steps<32, Kind>(v, op, 0xffffffffu);
+    } else {
+        if (__activemask() == 0xffffffffu) return warpred__tree_steps<Width, Kind>(v, op, 0xffffffffu);
+        return warpred__tree_steps<Width, Kind>(v, op, warpred__segment_mask<Width>());
     }
 }
 

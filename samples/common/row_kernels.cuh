@@ -782,13 +782,15 @@ __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, f
     argmax[row] = arg;
 }
 
-/* The row's first thread asks for the target and its logit before the reductions, so that their
-   latency hides behind the row's, in rows held by a block or a cluster and in float rows of 512
-   bytes or more (bench_rows: bfloat16 blocks at 8192-16384 went 0.80-0.89 -> 0.87-0.92 of the read
-   kernel, float L = 128-256 0.83-0.89 -> 0.89-0.97). Shorter rows' lines are still in flight then,
-   and asking for one twice costs more than waiting (float L = 32 0.84 -> 0.69, bfloat16 0.82 ->
-   0.56). Taking the logit from the registers of the lane that holds it (a select over the lane's
-   values and one shuffle, every lane loading the target) was slower still (float L = 32 0.59). */
+/* The row's first thread asks for the target before the reductions, so that its latency hides
+   behind the row's and only the logit's load follows them (bench_rows: bfloat16 L = 32-256 with
+   the target asked after the reductions ran 2-7% longer). In rows held by a block or a cluster
+   and in float rows of 512 bytes or more it asks for the logit early too (bfloat16 blocks at
+   8192-16384 went 0.80-0.89 -> 0.87-0.92 of the read kernel, float L = 128-256 0.83-0.89 ->
+   0.89-0.97). Shorter rows' lines are still in flight then, and asking for one twice costs more
+   than waiting (float L = 32 0.84 -> 0.69, bfloat16 0.82 -> 0.56). Taking the logit from the
+   registers of the lane that holds it (a select over the lane's values and one shuffle, every
+   lane loading the target) was slower still (float L = 32 0.59). */
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
     rk_cross_entropy_regs(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
@@ -800,7 +802,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
         const T *in = x + row * len;
         constexpr bool early = L::THREADS > 32 || (sizeof(T) == 4 && L::THREADS * L::PER_THREAD * sizeof(T) >= 512);
         const bool leader = warpred_row_rank<L>() == 0;
-        const int target = early && leader ? targets[row] : 0;
+        const int target = leader ? targets[row] : 0;
         uint4 p[L::VECS];
         warpred_row_load_packed<L>(in, len, p, -INFINITY);
         /* the target's logit, early (NaN for a target outside [0, len): one register across the
@@ -830,7 +832,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
             loss[row] = rk_ce_loss(best.value, s, xt); /* NaN xt: NaN */
             argmax[row] = best.index;
         } else if (leader) {
-            rk_ce_finish(in, len, targets[row], best.value, s, best.index, loss, argmax, row);
+            rk_ce_finish(in, len, target, best.value, s, best.index, loss, argmax, row);
         }
     }
 }
