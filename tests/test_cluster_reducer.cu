@@ -17,7 +17,7 @@
 #include <warpred/op_argminmax.cuh>
 #include "wt_compound.h" /* wt_arg_pick, wt_arg_matches; wt_types.h, wt.h */
 #include "wt_order.h"    /* wt_down_tree_model, wt_block_sum_model */
-#include "wt_cluster.h"   /* wt_cluster_setup_with, wt_max_cluster, wt_launch, wt_same */
+#include "wt_cluster.h"  /* wt_cluster_setup_with, wt_max_cluster, wt_launch, wt_same */
 
 typedef warpred_arg<float, int> wt_argf;
 

@@ -71,8 +71,8 @@
                   the max, then the sum. Streamed: one pass, the online pair and the argmax pair.
                   The mean over rows: warpred_device_transform_reduce (the same bits every run).
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
-                  [0, len) gives NaN and reads nothing. The target and its logit are loaded
-                  before the reductions where that measured faster (rk_cross_entropy_regs).
+                  [0, len) gives NaN and reads nothing. The target is loaded before the
+                  reductions, its logit too where that measured faster (rk_cross_entropy_regs).
    ACROSS THE WHOLE GPU (rk_grid_rows: softmax, LayerNorm, RMSNorm): 1 or 2 blocks an SM, all of them
                   resident (a cooperative launch); each folds its slice of a row into its share
                   (the norms' shifted sums, softmax's (max, sum) pair), publishes it in global
@@ -783,8 +783,9 @@ __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, f
 }
 
 /* The row's first thread asks for the target before the reductions, so that its latency hides
-   behind the row's and only the logit's load follows them (bench_rows: bfloat16 L = 32-256 with
-   the target asked after the reductions ran 2-7% longer). In rows held by a block or a cluster
+   behind the row's and only the logit's load follows them (on an H200, float L = 32 and 64 and
+   bfloat16 L = 32-256 ran 3-12% longer with the target asked after the reductions, both with the
+   warp trees' whole-warp masks). In rows held by a block or a cluster
    and in float rows of 512 bytes or more it asks for the logit early too (bfloat16 blocks at
    8192-16384 went 0.80-0.89 -> 0.87-0.92 of the read kernel, float L = 128-256 0.83-0.89 ->
    0.89-0.97). Shorter rows' lines are still in flight then, and asking for one twice costs more
