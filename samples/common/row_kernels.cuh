@@ -156,18 +156,21 @@ enum { RK_BLOCK_MAX = 16384, RK_CLUSTER_MAX = 262144 };
 /* At least 2048 threads' worth of blocks per SM where the hardware has room: at most 64 registers
    a thread, so that a block of 512 loads while another one reduces or stores. */
 #define RK_MIN_BLOCKS(L) (1024 / (L::BLOCK))
-/* cross-entropy keeps nothing but the row: with 16 values a thread or fewer, 32 registers (a whole
-   SM of threads; float blocks spill a few words there and still run faster than with fewer
-   threads); bfloat16 rows of 32 values a thread (4 vectors) spill at 32 and run best at 40
-   (1536 threads); longer, 64. */
+/* cross-entropy keeps nothing but the row: rows of a warp or less with 16 values a thread or
+   fewer, 32 registers (a whole SM of threads); a block's rows of 16 float values a thread and
+   rows of 32 values a thread (4 vectors) spill at 32 and run best at 40 (1536 threads: float
+   L = 2048-8192 on an H200, the read kernel timed beside them, 0.69-0.70 at 32 registers ->
+   0.93-0.97); longer, 64. */
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
                                __CUDA_ARCH__ == 890 || __CUDA_ARCH__ == 1200)
 #    define RK_SM_THREADS 1024 /* the threads an SM holds, at least */
 #else
 #    define RK_SM_THREADS 2048
 #endif
-#define RK_CE_SM_THREADS(L) \
-    (L::VECS <= 4 && L::PER_THREAD <= 16 ? RK_SM_THREADS : L::VECS <= 4 && RK_SM_THREADS > 1024 ? 1536 : 1024)
+#define RK_CE_SM_THREADS(L)                                                  \
+    (L::VECS <= 4 && L::PER_THREAD <= 16 && L::THREADS <= 32 ? RK_SM_THREADS \
+     : L::VECS <= 4 && RK_SM_THREADS > 1024                  ? 1536          \
+                                                             : 1024)
 #define RK_CE_MIN_BLOCKS(L) (RK_CE_SM_THREADS(L) / (L::BLOCK))
 
 /* A kernel whose layout needs clusters compiles to nothing for archs without them; the host launches
