@@ -788,10 +788,9 @@ __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, f
 /* The row's first thread asks for the target before the reductions, so that its latency hides
    behind the row's and only the logit's load follows them (on an H200, float L = 32 and 64 and
    bfloat16 L = 32-256 ran 3-12% longer with the target asked after the reductions, both with the
-   warp trees' whole-warp masks). In rows held by a block or a cluster
-   and in float rows of 512 bytes or more it asks for the logit early too (bfloat16 blocks at
-   8192-16384 went 0.80-0.89 -> 0.87-0.92 of the read kernel, float L = 128-256 0.83-0.89 ->
-   0.89-0.97). Shorter rows' lines are still in flight then, and asking for one twice costs more
+   warp trees' whole-warp masks). In rows held by a block or a cluster and in float rows of 512
+   bytes or more it asks for the logit early too (bfloat16 blocks at 8192-16384 went 0.80-0.89 ->
+   0.87-0.92 of the read kernel, float L = 128-256 0.83-0.89 -> 0.89-0.97). Shorter rows' lines are still in flight then, and asking for one twice costs more
    than waiting (float L = 32 0.84 -> 0.69, bfloat16 0.82 -> 0.56). Taking the logit from the
    registers of the lane that holds it (a select over the lane's values and one shuffle, every
    lane loading the target) was slower still (float L = 32 0.59). */
@@ -1315,6 +1314,34 @@ static inline int rk_device(void)
     return cudaGetDevice(&device) == cudaSuccess ? device : -1;
 }
 
+/* What the dispatchers ask of the current device, asked once per device (the first 64). */
+struct rk_device_facts {
+    int asked, major, coop, optin, sm_bytes, sms;
+};
+
+static inline rk_device_facts rk_facts(void)
+{
+    static rk_device_facts known[64];
+    rk_device_facts f = {0, 0, 0, 0, 0, 1};
+    const int device = rk_device();
+    if (device >= 0 && device < 64 && known[device].asked) return known[device];
+    if (device < 0 || cudaDeviceGetAttribute(&f.major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&f.coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&f.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&f.sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        cudaGetLastError();
+        const rk_device_facts none = {0, 0, 0, 0, 0, 1};
+        return none; /* not kept: the next call asks again */
+    }
+    f.asked = 1;
+    if (device < 64) known[device] = f;
+    return f;
+}
+
+/* The SMs of the current GPU. */
+static inline int rk_sm_count(void) { return rk_facts().sms; }
+
 /* A per-kernel answer of the runtime for the current device, asked once: the first N (kernel,
    device) answers kept; keep() replaces the answer it already holds for the pair. */
 template <typename V, int N> struct rk_memo {
@@ -1374,9 +1401,7 @@ template <typename Kernel> static int rk_cluster_limit(Kernel kernel, int block,
     static rk_memo<int, 64> memo;
     int best = 1;
     if (memo.find((const void *)kernel, &best)) return best;
-    int device = 0, major = 0;
-    if (cudaGetDevice(&device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9) {
+    if (rk_facts().major >= 9) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
         for (int c = 16; c >= 2 && best == 1; c /= 2)
             if (rk_active_clusters(kernel, block, c, smem) > 0) best = c;
@@ -1394,9 +1419,7 @@ template <typename Kernel> static int rk_resident_clusters(Kernel kernel, int bl
     int clusters = 0;
     if (cluster < 1 || cluster > 16) return 0;
     if (memo[cluster].find((const void *)kernel, &clusters)) return clusters;
-    int device = 0, major = 0;
-    if (cudaGetDevice(&device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9 &&
+    if (rk_facts().major >= 9 &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) == cudaSuccess)
         clusters = rk_active_clusters(kernel, block, cluster, smem);
@@ -1429,14 +1452,11 @@ template <class L, typename... Params> static size_t rk_stream_room(void (*kerne
     static rk_memo<size_t, 16> memo;
     size_t bytes = 0;
     if (memo.find((const void *)kernel, &bytes)) return bytes;
-    int device = 0, per_sm = 0, per_block = 0;
+    const rk_device_facts f = rk_facts();
     cudaFuncAttributes fa;
-    if (cudaGetDevice(&device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess &&
-        cudaFuncGetAttributes(&fa, kernel) == cudaSuccess) {
-        long long b = per_sm / RK_MIN_BLOCKS(L) - 1024 - (long long)fa.sharedSizeBytes;
-        if (b > per_block - (long long)fa.sharedSizeBytes) b = per_block - (long long)fa.sharedSizeBytes;
+    if (f.sm_bytes > 0 && cudaFuncGetAttributes(&fa, kernel) == cudaSuccess) {
+        long long b = f.sm_bytes / RK_MIN_BLOCKS(L) - 1024 - (long long)fa.sharedSizeBytes;
+        if (b > f.optin - (long long)fa.sharedSizeBytes) b = f.optin - (long long)fa.sharedSizeBytes;
         const long long chunk = (long long)L::BLOCK * L::VECS * sizeof(uint4);
         bytes = b > chunk ? (size_t)(b / chunk * chunk) : 0;
         if (bytes &&
@@ -1516,34 +1536,6 @@ template <typename T, class Run> struct rk_cluster_layout {
 template <> struct rk_cluster_layout<float, rk_softmax_run<float>> {
     typedef warpred_row_layout<float, 1024, 32, 16> type;
 };
-
-/* What the dispatchers ask of the current device, asked once per device (the first 64). */
-struct rk_device_facts {
-    int asked, major, coop, optin, sm_bytes, sms;
-};
-
-static inline rk_device_facts rk_facts(void)
-{
-    static rk_device_facts known[64];
-    rk_device_facts f = {0, 0, 0, 0, 0, 1};
-    const int device = rk_device();
-    if (device >= 0 && device < 64 && known[device].asked) return known[device];
-    if (device < 0 || cudaDeviceGetAttribute(&f.major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&f.coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&f.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&f.sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-        cudaGetLastError();
-        const rk_device_facts none = {1, 0, 0, 0, 0, 1};
-        return none; /* not kept: the next call asks again */
-    }
-    f.asked = 1;
-    if (device < 64) known[device] = f;
-    return f;
-}
-
-/* The SMs of the current GPU. */
-static inline int rk_sm_count(void) { return rk_facts().sms; }
 
 /* ---- rows across the whole GPU (rk_grid_rows) ---- */
 
@@ -1662,9 +1654,9 @@ static cudaError_t rk_grid_go(const T *x, const T *w, const T *b, T *y, long lon
     const unsigned long long where = reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y) |
                                      (Op != RK_GRID_SOFTMAX ? reinterpret_cast<unsigned long long>(w) : 0) |
                                      (Op == RK_GRID_LAYERNORM ? reinterpret_cast<unsigned long long>(b) : 0);
-    int device = 0;
+    const int device = rk_device();
     cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-    if ((where & 15) != 0 || cudaGetDevice(&device) != cudaSuccess || rk_grid_shared_stream(stream) ||
+    if ((where & 15) != 0 || device < 0 || rk_grid_shared_stream(stream) ||
         cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
         cudaGetLastError();
         return cudaErrorNotSupported; /* a graph would replay the tags the host chose: not in graphs */
