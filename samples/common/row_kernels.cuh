@@ -34,6 +34,14 @@
                               cache holds last).
        softmax rows of more than 256 KB (float len > 65536, bfloat16 len > 131072) are streamed,
        in clusters of ceil(bytes / 128 KB) blocks (at most 16): each block keeps most of its share.
+       cross-entropy keeps nothing but the row, and a thread's share of the work for the row (its
+       reductions, the row's finish) weighs as much as its share of the values: its threads hold
+       twice the bytes (rk_ce_regs): segments of 8..32 lanes hold 64 bytes a lane (float len
+       <= 64 .. 256: 4, 8, 16 lanes x 16; bfloat16 len <= 128 .. 512: 4, 8, 16 lanes x 32),
+       blocks 128 bytes a thread (float len <= 2048 .. 8192: 64, 128, 256 threads x 32; bfloat16
+       len <= 4096 .. 16384: 64, 128, 256 x 64). (On an H200, against the read kernel: float
+       L = 128 0.89 -> 0.98, bfloat16 L = 128 .. 512 0.75 -> 0.89, 4096 .. 16384 0.74-0.81 ->
+       0.82-0.87; float L = 32 and bfloat16 L = 32, 64, 1024 and 2048 were slower so.)
        cross-entropy rows longer than 16384 are streamed in one pass (nothing to keep): one block
        a row (of 256 threads where the rows give every SM 4 blocks, else of 512), or clusters of
        2..16 blocks of 512 where there are too few rows to keep every SM busy (rk_balanced_cluster).
@@ -67,8 +75,11 @@
                   one reduces (cluster_reducer.cuh: no cluster barrier to wait for those loads)
                   (rk_norm_cluster_rows).
      cross-entropy  loss[row] = logsumexp(x) - x[target]; argmax[row] = the first index of the
-                  largest logit (NaN ignored). From registers: the argmax pair (value, index) as
-                  the max, then the sum. Streamed: one pass, the online pair and the argmax pair.
+                  largest logit (NaN ignored). From the registers of a segment or a warp of up to
+                  32 values a lane: the argmax pair (value, index) as the max, then the sum
+                  (rk_ce_by_pairs); of a block or a warp of 64 values a lane: the max, then the
+                  sum and the first index of the max, which only the threads holding it look for
+                  (rk_ce_by_max). Streamed: one pass, the online pair and the argmax pair.
                   The mean over rows: warpred_device_transform_reduce (the same bits every run).
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
                   [0, len) gives NaN and reads nothing. The target is loaded before the
@@ -157,20 +168,20 @@ enum { RK_BLOCK_MAX = 16384, RK_CLUSTER_MAX = 262144 };
    a thread, so that a block of 512 loads while another one reduces or stores. */
 #define RK_MIN_BLOCKS(L) (1024 / (L::BLOCK))
 /* cross-entropy keeps nothing but the row: rows of a warp or less with 16 values a thread or
-   fewer, 32 registers (a whole SM of threads); a block's rows of 16 float values a thread and
-   rows of 32 values a thread (4 vectors) spill at 32 and run best at 40 (1536 threads: float
-   L = 2048-8192 on an H200, the read kernel timed beside them, 0.69-0.70 at 32 registers ->
-   0.93-0.97); longer, 64. */
+   fewer, 32 registers (a whole SM of threads); rows of 32 values a thread (4 vectors) spill at 32:
+   40 registers (1536 threads) in a warp, 64 in rk_ce_regs' segments (bfloat16 L = 128 and 512 on
+   an H200: 0.88 -> 0.89, 0.89 -> 0.90 of the read kernel against 40); longer, 64. */
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
                                __CUDA_ARCH__ == 890 || __CUDA_ARCH__ == 1200)
 #    define RK_SM_THREADS 1024 /* the threads an SM holds, at least */
 #else
 #    define RK_SM_THREADS 2048
 #endif
-#define RK_CE_SM_THREADS(L)                                                  \
-    (L::VECS <= 4 && L::PER_THREAD <= 16 && L::THREADS <= 32 ? RK_SM_THREADS \
-     : L::VECS <= 4 && RK_SM_THREADS > 1024                  ? 1536          \
-                                                             : 1024)
+#define RK_CE_SM_THREADS(L)                                                    \
+    (L::THREADS < 32 && L::VECS == 4                           ? 1024          \
+     : L::VECS <= 4 && L::PER_THREAD <= 16 && L::THREADS <= 32 ? RK_SM_THREADS \
+     : L::VECS <= 4 && RK_SM_THREADS > 1024                    ? 1536          \
+                                                               : 1024)
 #define RK_CE_MIN_BLOCKS(L) (RK_CE_SM_THREADS(L) / (L::BLOCK))
 
 /* A kernel whose layout needs clusters compiles to nothing for archs without them; the host launches
@@ -769,10 +780,13 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
 
 /* ======================================== cross-entropy ======================================== */
 
-/* logsumexp - x[target], from the row's max m, its sum s of 2^((x - m) log2 e) and x[target] */
+/* logsumexp - x[target], from the row's max m, its sum s of 2^((x - m) log2 e) and x[target].
+   The log is one MUFU.LG2 (__logf: its error, about 2^-22 of log2 s, is far inside the sample's
+   bound); logf's 30 instructions ran in every warp, for each of its rows' leaders (short rows
+   2-5% faster on an H200). */
 __device__ __forceinline__ float rk_ce_loss(float m, float s, float xt)
 {
-    const float lse = m == -INFINITY ? -INFINITY : m + logf(s);
+    const float lse = m == -INFINITY ? -INFINITY : m + __logf(s);
     return xt == -INFINITY ? INFINITY : lse - xt;
 }
 
@@ -794,6 +808,108 @@ __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, f
    than waiting (float L = 32 0.84 -> 0.69, bfloat16 0.82 -> 0.56). Taking the logit from the
    registers of the lane that holds it (a select over the lane's values and one shuffle, every
    lane loading the target) was slower still (float L = 32 0.59). */
+/* max of two bfloat16 pairs, pairwise (NaN loses to a number): one HMNMX2 on sm_80+ */
+__device__ __forceinline__ unsigned rk_max_bf16x2(unsigned a, unsigned b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned r;
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    const float lo = fmaxf(__uint_as_float(a << 16), __uint_as_float(b << 16));
+    const float hi = fmaxf(__uint_as_float(a & 0xffff0000u), __uint_as_float(b & 0xffff0000u));
+    return (__float_as_uint(lo) >> 16) | (__float_as_uint(hi) & 0xffff0000u);
+#endif
+}
+
+template <typename T> struct rk_is_bf16 {
+    enum { value = 0 };
+};
+template <> struct rk_is_bf16<__nv_bfloat16> {
+    enum { value = 1 };
+};
+
+/* The thread's largest value (NaN only where all its values are NaN); bfloat16 compared in pairs,
+   as loaded. */
+template <class L> __device__ __forceinline__ float rk_thread_max(const uint4 (&p)[L::VECS])
+{
+    if constexpr (rk_is_bf16<typename L::type>::value) {
+        unsigned w = 0xff80ff80u; /* -inf, -inf */
+#pragma unroll
+        for (int j = 0; j < L::VECS; j++)
+            w = rk_max_bf16x2(w, rk_max_bf16x2(rk_max_bf16x2(p[j].x, p[j].y), rk_max_bf16x2(p[j].z, p[j].w)));
+        return fmaxf(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+    } else {
+        float m = -INFINITY;
+#pragma unroll
+        for (int i = 0; i < L::PER_THREAD; i++) m = fmaxf(m, rk_at<L>(p, i));
+        return m;
+    }
+}
+
+/* The lowest element index among the thread's values equal to m (INT_MAX: none). */
+template <class L> __device__ __forceinline__ int rk_first_equal(const uint4 (&p)[L::VECS], float m)
+{
+    int index = 0x7fffffff;
+#pragma unroll
+    for (int i = L::PER_THREAD - 1; i >= 0; i--)
+        if (rk_at<L>(p, i) == m) index = (int)warpred_row_elem<L>(i);
+    return index;
+}
+
+/* The row's max m, its sum s of 2^((x - m) log2 e) and the first index of m, in every thread of
+   the row. As a (value, index) pair: each thread keeps its best pair value by value (a compare
+   and two selects a value), then one allreduce of the pairs and one of the sum. */
+template <class L>
+__device__ __forceinline__ void rk_ce_by_pairs(const uint4 (&p)[L::VECS], float &m, float &s, int &index)
+{
+    /* lowest index first (a thread's indices rise with i); a thread past the end holds (-inf,
+       index >= len), which loses the tie to element 0 */
+    warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
+#pragma unroll
+    for (int j = 0; j < L::VECS; j++) {
+        const int first = (int)warpred_row_elem<L>(j * L::VEC);
+#pragma unroll
+        for (int k = 0; k < L::VEC; k++) {
+            const float v = rk_at<L>(p, j * L::VEC + k);
+            if (v > best.value) best = warpred_make_arg(v, first + k);
+        }
+    }
+    best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
+    const float ms = rk_shift(best.value);
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < L::PER_THREAD; i++) sum += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
+    m = best.value;
+    s = warpred_row_allreduce<L>(sum, warpred_op_sum());
+    index = best.index;
+}
+
+/* The same by the max first: the row's max (bfloat16 compared in pairs), then only the threads
+   that hold it look for its first index, which one allreduce brings with the sum (a tuple). In a
+   block or a warp of 64 values a lane most warps hold no row max and skip the search (bfloat16 on
+   an H200, against the read kernel: L = 2048 0.88 -> 0.92, 4096 .. 16384 0.84-0.87 -> 0.94-0.96;
+   rows of 8 lanes or fewer, where every warp holds maxima, ran slower so). A row with no number
+   above -inf: m = -inf and index 0, as the pairs give. */
+template <class L>
+__device__ __forceinline__ void rk_ce_by_max(const uint4 (&p)[L::VECS], float &m, float &s, int &index)
+{
+    const float own = rk_thread_max<L>(p);
+    const float row_max = warpred_row_allreduce<L>(own, warpred_op_max_num());
+    const bool number = row_max > -INFINITY; /* not -inf, not NaN */
+    int first = number ? 0x7fffffff : (int)warpred_row_elem<L>(0);
+    if (number && own == row_max) first = rk_first_equal<L>(p, row_max);
+    const float ms = rk_shift(row_max);
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < L::PER_THREAD; i++) sum += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
+    const auto both = warpred_row_allreduce<L>(warpred_make_tuple(sum, first),
+                                               warpred_make_op_tuple(warpred_op_sum(), warpred_op_min()));
+    m = number ? row_max : -INFINITY;
+    s = both.v0;
+    index = both.v1;
+}
+
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
     rk_cross_entropy_regs(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
@@ -813,29 +929,16 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
         const float xt = !(early && leader)            ? 0.0f
                          : target >= 0 && target < len ? warpred_xf_to<float>()(in[target], 0)
                                                        : NAN;
-        /* this thread's best, lowest index first (its indices rise with i); a thread past the end
-           holds (-inf, index >= len), which loses the tie to element 0 */
-        warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
-#pragma unroll
-        for (int j = 0; j < L::VECS; j++) {
-            const int first = (int)warpred_row_elem<L>(j * L::VEC);
-#pragma unroll
-            for (int k = 0; k < L::VEC; k++) {
-                const float v = rk_at<L>(p, j * L::VEC + k);
-                if (v > best.value) best = warpred_make_arg(v, first + k);
-            }
-        }
-        best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
-        const float ms = rk_shift(best.value);
-        float s = 0.0f;
-#pragma unroll
-        for (int i = 0; i < L::PER_THREAD; i++) s += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
-        s = warpred_row_allreduce<L>(s, warpred_op_sum());
+        float m, s;
+        int index;
+        if constexpr (L::CLUSTER == 1 && (L::THREADS > 32 || L::PER_THREAD >= 64)) rk_ce_by_max<L>(p, m, s, index);
+        else
+            rk_ce_by_pairs<L>(p, m, s, index);
         if (early && leader) {
-            loss[row] = rk_ce_loss(best.value, s, xt); /* NaN xt: NaN */
-            argmax[row] = best.index;
+            loss[row] = rk_ce_loss(m, s, xt); /* NaN xt: NaN */
+            argmax[row] = index;
         } else if (leader) {
-            rk_ce_finish(in, len, target, best.value, s, best.index, loss, argmax, row);
+            rk_ce_finish(in, len, target, m, s, index, loss, argmax, row);
         }
     }
 }
@@ -1865,6 +1968,20 @@ template <typename T> struct rk_norm_run {
     }
 };
 
+/* Cross-entropy's register layouts: the policy's (L), with twice the bytes a thread where that
+   measured faster (top of this file): a segment of 8..32 lanes holding 32 bytes a lane, and a
+   block holding 64 bytes a thread or fewer, take half the threads. */
+template <class L> struct rk_ce_regs {
+    typedef L type;
+};
+template <typename T, int Threads, int PerThread> struct rk_ce_regs<warpred_row_layout<T, Threads, PerThread, 1>> {
+    enum {
+        bytes = PerThread * (int)sizeof(T),
+        twice = (Threads >= 8 && Threads <= 32 && bytes == 32) || (Threads > 32 && Threads / 2 >= 32 && bytes <= 64)
+    };
+    typedef warpred_row_layout<T, twice ? Threads / 2 : Threads, twice ? PerThread * 2 : PerThread, 1> type;
+};
+
 template <typename T> struct rk_ce_run {
     const T *x;
     const int *targets;
@@ -1883,8 +2000,9 @@ template <typename T> struct rk_ce_run {
     /* rows longer than a block's registers hold: one pass, streamed, by as few blocks a row as
        give most SMs a block (nothing is kept, so a cluster's registers would only wait) */
     int streamed(int) const { return rk_balanced_cluster(rows, limit<rk_stream<T>>()); }
-    template <class L> cudaError_t go(int cluster) const
+    template <class P> cudaError_t go(int cluster) const
     {
+        typedef typename rk_ce_regs<P>::type L;
         if constexpr (rk_streamed<L>::value && L::CLUSTER == 1) {
             typedef rk_ce_stream_small<T> S;
             if (rows >= 4LL * rk_sm_count())
