@@ -799,15 +799,6 @@ __device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, f
     argmax[row] = arg;
 }
 
-/* The row's first thread asks for the target before the reductions, so that its latency hides
-   behind the row's and only the logit's load follows them (on an H200, float L = 32 and 64 and
-   bfloat16 L = 32-256 ran 3-12% longer with the target asked after the reductions, both with the
-   warp trees' whole-warp masks). In rows held by a block or a cluster and in float rows of 512
-   bytes or more it asks for the logit early too (bfloat16 blocks at 8192-16384 went 0.80-0.89 ->
-   0.87-0.92 of the read kernel, float L = 128-256 0.83-0.89 -> 0.89-0.97). Shorter rows' lines are still in flight then, and asking for one twice costs more
-   than waiting (float L = 32 0.84 -> 0.69, bfloat16 0.82 -> 0.56). Taking the logit from the
-   registers of the lane that holds it (a select over the lane's values and one shuffle, every
-   lane loading the target) was slower still (float L = 32 0.59). */
 /* max of two bfloat16 pairs, pairwise (NaN loses to a number): one HMNMX2 on sm_80+ */
 __device__ __forceinline__ unsigned rk_max_bf16x2(unsigned a, unsigned b)
 {
@@ -847,6 +838,15 @@ template <class L> __device__ __forceinline__ float rk_thread_max(const uint4 (&
     }
 }
 
+/* The thread's sum of 2^(x log2 e - ms), ms = rk_shift(the row's max). */
+template <class L> __device__ __forceinline__ float rk_exp_sum(const uint4 (&p)[L::VECS], float ms)
+{
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < L::PER_THREAD; i++) sum += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
+    return sum;
+}
+
 /* The lowest element index among the thread's values equal to m (INT_MAX: none). */
 template <class L> __device__ __forceinline__ int rk_first_equal(const uint4 (&p)[L::VECS], float m)
 {
@@ -876,12 +876,8 @@ __device__ __forceinline__ void rk_ce_by_pairs(const uint4 (&p)[L::VECS], float 
         }
     }
     best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
-    const float ms = rk_shift(best.value);
-    float sum = 0.0f;
-#pragma unroll
-    for (int i = 0; i < L::PER_THREAD; i++) sum += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
     m = best.value;
-    s = warpred_row_allreduce<L>(sum, warpred_op_sum());
+    s = warpred_row_allreduce<L>(rk_exp_sum<L>(p, rk_shift(best.value)), warpred_op_sum());
     index = best.index;
 }
 
@@ -899,10 +895,7 @@ __device__ __forceinline__ void rk_ce_by_max(const uint4 (&p)[L::VECS], float &m
     const bool number = row_max > -INFINITY; /* not -inf, not NaN */
     int first = number ? 0x7fffffff : (int)warpred_row_elem<L>(0);
     if (number && own == row_max) first = rk_first_equal<L>(p, row_max);
-    const float ms = rk_shift(row_max);
-    float sum = 0.0f;
-#pragma unroll
-    for (int i = 0; i < L::PER_THREAD; i++) sum += rk_exp2(fmaf(rk_at<L>(p, i), RK_LOG2E, -ms));
+    const float sum = rk_exp_sum<L>(p, rk_shift(row_max));
     const auto both = warpred_row_allreduce<L>(warpred_make_tuple(sum, first),
                                                warpred_make_op_tuple(warpred_op_sum(), warpred_op_min()));
     m = number ? row_max : -INFINITY;
@@ -910,6 +903,16 @@ __device__ __forceinline__ void rk_ce_by_max(const uint4 (&p)[L::VECS], float &m
     index = both.v1;
 }
 
+/* The row's first thread asks for the target before the reductions, so that its latency hides
+   behind the row's and only the logit's load follows them (on an H200, float L = 32 and 64 and
+   bfloat16 L = 32-256 ran 3-12% longer with the target asked after the reductions, both with the
+   warp trees' whole-warp masks). In rows held by a block or a cluster and in float rows of 512
+   bytes or more it asks for the logit early too (bfloat16 blocks at 8192-16384 went 0.80-0.89 ->
+   0.87-0.92 of the read kernel, float L = 128-256 0.83-0.89 -> 0.89-0.97). Shorter rows' lines
+   are still in flight then, and asking for one twice costs more than waiting (float L = 32 0.84
+   -> 0.69, bfloat16 0.82 -> 0.56). Taking the logit from the registers of the lane that holds it
+   (a select over the lane's values and one shuffle, every lane loading the target) was slower
+   still (float L = 32 0.59). */
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
     rk_cross_entropy_regs(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
