@@ -16,7 +16,8 @@
      layernorm      |y - r| <= 4 k u (|w| rstd (|x| + |mean| + 4 std) + |b|) + o |r|
      rmsnorm        |y - r| <= 2 k u |r| + o |r|
      cross-entropy  |loss - r| <= k u (2 + |m| + |lse| + |x_t|); argmax exact (the first largest);
-                    the mean: |mean - r| <= max row bound + (rows / 1024 + 64) u mean|loss|
+                    the mean: |mean - r| <= max row bound + (rows / 1024 + 64) u mean|loss|,
+                    and the same bits again from a second launch and from a graph
    Special rows of cross-entropy, checked exactly: all -inf (loss +inf, argmax 0), target logit
    -inf (+inf), target out of range (NaN). */
 #ifndef RC_ROW_CHECK_H
@@ -177,6 +178,39 @@ template <int Op, typename T> static cudaError_t rc_launch(rc_data<T> *d, const 
         return rk_cross_entropy(d->d_x, d->d_t, d->d_loss, d->d_arg, d->rows, d->len, plan, d->d_mean, 0);
 }
 
+/* Cross-entropy's mean again, after rc_check: the same bits from a second launch and from a launch
+   captured in a graph (deterministic, whichever way it is launched). Returns the failures. */
+template <typename T> static long long rc_ce_mean_again(rc_data<T> *d, const warpred_device_plan *plan)
+{
+    float first, again, graphed;
+    CHECK(cudaMemcpy(&first, d->d_mean, sizeof first, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemset(d->d_mean, 0xff, sizeof(float)));
+    CHECK(rk_cross_entropy(d->d_x, d->d_t, d->d_loss, d->d_arg, d->rows, d->len, plan, d->d_mean, 0));
+    CHECK(cudaMemcpy(&again, d->d_mean, sizeof again, cudaMemcpyDeviceToHost));
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudaMemset(d->d_mean, 0xff, sizeof(float)));
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    CHECK(rk_cross_entropy(d->d_x, d->d_t, d->d_loss, d->d_arg, d->rows, d->len, plan, d->d_mean, s));
+    CHECK(cudaStreamEndCapture(s, &g));
+    CHECK(cudaGraphInstantiate(&e, g, 0));
+    CHECK(cudaGraphLaunch(e, s));
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaMemcpy(&graphed, d->d_mean, sizeof graphed, cudaMemcpyDeviceToHost));
+    CHECK(cudaGraphExecDestroy(e));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamDestroy(s));
+    long long bad = 0;
+    if (memcmp(&first, &again, sizeof first) != 0 || memcmp(&first, &graphed, sizeof first) != 0) {
+        bad++;
+        printf("  %s len %d: mean loss %.9g, then %.9g, in a graph %.9g (not the same bits)\n", rc_type_name<T>(),
+               d->len, first, again, graphed);
+    }
+    return bad;
+}
+
 /* One length, one type: fill, run, check, time, one table line. Returns the failures. */
 template <int Op, typename T>
 static long long rc_run(int len, long long budget, int quick, const warpred_device_plan *plan)
@@ -216,7 +250,8 @@ static long long rc_run(int len, long long budget, int quick, const warpred_devi
     char where[sizeof rk_last_where];
     memcpy(where, rk_last_where, sizeof where);
     double worst = 0.0;
-    const long long bad = rc_check(&d, op, &worst);
+    long long bad = rc_check(&d, op, &worst);
+    if constexpr (Op == RC_CROSS_ENTROPY) bad += rc_ce_mean_again(&d, plan);
     su_timer t = su_timer_create(su_warmups(quick), su_runs(quick));
     while (su_timer_next(&t)) CHECK(rc_launch<Op>(&d, plan));
     const double us = su_timer_median_us(&t);
