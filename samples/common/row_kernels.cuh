@@ -2010,25 +2010,24 @@ template <typename T> struct rk_ce_run {
     /* rows longer than a block's registers hold: one pass, streamed, by as few blocks a row as
        give most SMs a block (nothing is kept, so a cluster's registers would only wait) */
     int streamed(int) const { return rk_balanced_cluster(rows, limit<rk_stream<T>>()); }
+    template <class L> cudaError_t launch(int cluster) const
+    {
+        return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, targets, loss, argmax, rows, len);
+    }
     template <class P> cudaError_t go(int cluster) const
     {
         typedef typename rk_ce_regs<P>::type L;
         if constexpr (rk_streamed<L>::value && L::CLUSTER > 1) {
             /* clusters that all run at once with a block of 1024 an SM: blocks of 1024 (on an
-               H200, L = 2^20: bfloat16 0.68 -> 0.80 of the read kernel, float32 0.93-0.95 either
-               way; clusters of 4 blocks of 1024 a row there, 0.53) */
+               H200, L = 2^20, 64 rows: bfloat16 0.68 -> 0.80 of the read kernel, float32
+               0.93-0.95 either way; clusters of 4 x 1024, which do not all run at once, 0.53) */
             typedef rk_ce_stream_wide<T> W;
-            if (rows <= rk_resident_clusters(rk_cross_entropy_stream<W, T>, W::BLOCK, cluster, 0))
-                return rk_launch<W>(rk_cross_entropy_stream<W, T>, rows, cluster, stream, x, targets, loss, argmax,
-                                    rows, len);
+            if (rows <= rk_resident_clusters(kernel<W>(), W::BLOCK, cluster, 0)) return launch<W>(cluster);
         }
         if constexpr (rk_streamed<L>::value && L::CLUSTER == 1) {
-            typedef rk_ce_stream_small<T> S;
-            if (rows >= 4LL * rk_sm_count())
-                return rk_launch<S>(rk_cross_entropy_stream<S, T>, rows, 1, stream, x, targets, loss, argmax, rows,
-                                    len);
+            if (rows >= 4LL * rk_sm_count()) return launch<rk_ce_stream_small<T>>(1);
         }
-        return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, targets, loss, argmax, rows, len);
+        return launch<L>(cluster);
     }
 };
 
