@@ -75,12 +75,16 @@
                   one reduces (cluster_reducer.cuh: no cluster barrier to wait for those loads)
                   (rk_norm_cluster_rows).
      cross-entropy  loss[row] = logsumexp(x) - x[target]; argmax[row] = the first index of the
-                  largest logit (NaN ignored). From the registers of a segment or a warp of up to
-                  32 values a lane: the argmax pair (value, index) as the max, then the sum
-                  (rk_ce_by_pairs); of a block or a warp of 64 values a lane: the max, then the
-                  sum and the first index of the max, which only the threads holding it look for
-                  (rk_ce_by_max). Streamed: one pass, the online pair and the argmax pair, in
-                  blocks of 1024 where the launch's clusters all run at once, one block an SM.
+                  largest logit (NaN ignored). A thread finds its own max first (bfloat16
+                  compared in pairs, as loaded), then the first index of it among its values
+                  (not a compare and two selects a value). From the registers of a segment or a
+                  warp of up to 32 values a lane: that argmax pair (value, index) as the max,
+                  then the sum (rk_ce_by_pairs); of a block or a warp of 64 values a lane: the
+                  max, then the sum and the first index of the max, which only the threads
+                  holding it look for (rk_ce_by_max). Streamed: one pass, the online pair and
+                  the argmax pair (a chunk is searched for an index only where its max beats
+                  the thread's so far), in blocks of 1024 where the launch's clusters all run
+                  at once, one block an SM.
                   The mean over rows: warpred_device_transform_reduce (the same bits every run).
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
                   [0, len) gives NaN and reads nothing. The target is loaded before the
@@ -854,34 +858,28 @@ template <class L> __device__ __forceinline__ float rk_exp_sum(const uint4 (&p)[
     return sum;
 }
 
-/* The lowest element index among the thread's values equal to m (INT_MAX: none). */
-template <class L> __device__ __forceinline__ int rk_first_equal(const uint4 (&p)[L::VECS], float m)
+/* The lowest element index among the thread's values equal to m (INT_MAX: none); in a streamed
+   row, among those of chunk c (rk_load_chunk: the thread's vectors c * VECS .. c * VECS + VECS - 1). */
+template <class L> __device__ __forceinline__ int rk_first_equal(const uint4 (&p)[L::VECS], float m, int c = 0)
 {
     int index = 0x7fffffff;
 #pragma unroll
     for (int i = L::PER_THREAD - 1; i >= 0; i--)
-        if (rk_at<L>(p, i) == m) index = (int)warpred_row_elem<L>(i);
+        if (rk_at<L>(p, i) == m) index = (int)warpred_row_elem<L>((c * L::VECS + i / L::VEC) * L::VEC) + i % L::VEC;
     return index;
 }
 
 /* The row's max m, its sum s of 2^((x - m) log2 e) and the first index of m, in every thread of
-   the row. As a (value, index) pair: each thread keeps its best pair value by value (a compare
-   and two selects a value), then one allreduce of the pairs and one of the sum. */
+   the row. As a (value, index) pair: each thread's own max (bfloat16 compared in pairs) and its
+   first index of it, then one allreduce of the pairs and one of the sum. */
 template <class L>
 __device__ __forceinline__ void rk_ce_by_pairs(const uint4 (&p)[L::VECS], float &m, float &s, int &index)
 {
-    /* lowest index first (a thread's indices rise with i); a thread past the end holds (-inf,
-       index >= len), which loses the tie to element 0 */
-    warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
-#pragma unroll
-    for (int j = 0; j < L::VECS; j++) {
-        const int first = (int)warpred_row_elem<L>(j * L::VEC);
-#pragma unroll
-        for (int k = 0; k < L::VEC; k++) {
-            const float v = rk_at<L>(p, j * L::VEC + k);
-            if (v > best.value) best = warpred_make_arg(v, first + k);
-        }
-    }
+    /* a thread with no number above -inf (past the end, say) holds (-inf, index >= len), which
+       loses the tie to element 0 */
+    const float own = rk_thread_max<L>(p);
+    warpred_arg<float, int> best = own > -INFINITY ? warpred_make_arg(own, rk_first_equal<L>(p, own))
+                                                   : warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
     best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
     m = best.value;
     s = warpred_row_allreduce<L>(rk_exp_sum<L>(p, rk_shift(best.value)), warpred_op_sum());
@@ -978,18 +976,11 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
             if (!ahead) rk_load_chunk<L>(in, len, c, p, -INFINITY);
             else if (c + 1 < chunks)
                 rk_load_chunk<L>(in, len, c + 1, next, -INFINITY);
-            float cm = m;
-#pragma unroll
-            for (int u = 0; u < L::VECS; u++) {
-                const int first = (int)warpred_row_elem<L>((c * L::VECS + u) * L::VEC);
-#pragma unroll
-                for (int k = 0; k < L::VEC; k++) {
-                    const float e = rk_at<L>(p, u * L::VEC + k);
-                    cm = fmaxf(cm, e);
-                    if (e > best.value) best = warpred_make_arg(e, first + k);
-                }
-            }
-            rk_online_fold<L>(p, cm, m, s);
+            /* the chunk's max alone (bfloat16 in pairs); only a chunk that beats the thread's max
+               so far is searched for its first index of it */
+            const float top = rk_thread_max<L>(p);
+            if (top > best.value) best = warpred_make_arg(top, rk_first_equal<L>(p, top, c));
+            rk_online_fold<L>(p, fmaxf(m, top), m, s);
             if (ahead)
 #pragma unroll
                 for (int u = 0; u < L::VECS; u++) p[u] = next[u];
