@@ -185,7 +185,7 @@ template <typename T> static long long rc_ce_mean_again(rc_data<T> *d, const war
     float first, again, graphed;
     CHECK(cudaMemcpy(&first, d->d_mean, sizeof first, cudaMemcpyDeviceToHost));
     CHECK(cudaMemset(d->d_mean, 0xff, sizeof(float)));
-    CHECK(rk_cross_entropy(d->d_x, d->d_t, d->d_loss, d->d_arg, d->rows, d->len, plan, d->d_mean, 0));
+    CHECK(rc_launch<RC_CROSS_ENTROPY>(d, plan));
     CHECK(cudaMemcpy(&again, d->d_mean, sizeof again, cudaMemcpyDeviceToHost));
     cudaStream_t s;
     cudaGraph_t g;

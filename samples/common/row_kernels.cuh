@@ -967,7 +967,7 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
         const T *in = x + row * len;
         const int chunks = rk_chunks<L>(len);
         float m = -INFINITY, s = 0.0f;
-        warpred_arg<float, int> best = warpred_make_arg(-INFINITY, (int)warpred_row_elem<L>(0));
+        int first = (int)warpred_row_elem<L>(0); /* of m: element 0's while m is -inf */
         constexpr bool ahead = L::VECS <= 4;
         uint4 p[L::VECS];
         if (ahead) rk_load_chunk<L>(in, len, 0, p, -INFINITY);
@@ -977,14 +977,15 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
             else if (c + 1 < chunks)
                 rk_load_chunk<L>(in, len, c + 1, next, -INFINITY);
             /* the chunk's max alone (bfloat16 in pairs); only a chunk that beats the thread's max
-               so far is searched for its first index of it */
+               so far is searched for its first index of it (before the fold raises m to it) */
             const float top = rk_thread_max<L>(p);
-            if (top > best.value) best = warpred_make_arg(top, rk_first_equal<L>(p, top, c));
+            if (top > m) first = rk_first_equal<L>(p, top, c);
             rk_online_fold<L>(p, fmaxf(m, top), m, s);
             if (ahead)
 #pragma unroll
                 for (int u = 0; u < L::VECS; u++) p[u] = next[u];
         }
+        warpred_arg<float, int> best = warpred_make_arg(m, first);
         warpred_softmax<float> pair;
         if constexpr (L::CLUSTER > 1) { /* one reduction of both pairs: rk_allreduce_once */
             pair.max = m;
