@@ -345,13 +345,14 @@ template <typename T, typename Fn> static void each_column_shape(size_t max_elem
    ranges: the sets
    ------------------------------------------------------------------------------------------ */
 
-/* R_SOME and R_MANY: enough ranges for the kernel's other tile sizes (the others have fewer than
-   32 per resident warp: tiles of 32, the longer ranges queued; R_SOME, full size: 32 to 128 per
-   warp on an H200, tiles of 32 and only ranges above a chunk queued; R_MANY: tiles of 128).
+/* R_MIDDLE, R_SOME and R_MANY: enough ranges for the kernel's other tile sizes (the others have
+   fewer than 8 per resident warp: tiles of 8, the ranges above a window queued; R_MIDDLE, full
+   size: 8 to 32 per warp on an H200, tiles of 32, the ranges above a window queued; R_SOME, full
+   size: 32 to 64 per warp, tiles of 8 and only ranges above a chunk queued; R_MANY: tiles of 128).
    R_PIECES: consecutive short ranges with a jump now and then (a gap, an overlap or a range longer
    than a tile's window), one in 12 ranges in the first half and one in 48 in the second, so that
    a tile's elements lie in one to many pieces of the input, in tiles of 32 and of 128. */
-enum { R_RANDOM, R_UNIFORM, R_POWER, R_HUGE, R_ONE, R_CSR, R_SOME, R_MANY, R_PIECES, R_SETS };
+enum { R_RANDOM, R_UNIFORM, R_POWER, R_HUGE, R_ONE, R_CSR, R_SOME, R_MANY, R_PIECES, R_MIDDLE, R_SETS };
 static const char *const set_name[] = {"random, any order, overlapping, empty ones",
                                        "uniform lengths 1..64",
                                        "power-law lengths up to 1e5",
@@ -360,7 +361,8 @@ static const char *const set_name[] = {"random, any order, overlapping, empty on
                                        "CSR offsets (begin = o, end = o + 1)",
                                        "2^17 ranges of 0..15, one in 997 of 600..20600",
                                        "2^20 ranges of 0..15, one in 997 of 600..20600",
-                                       "consecutive ranges of 0..15 in pieces (a jump in 12, then in 48)"};
+                                       "consecutive ranges of 0..15 in pieces (a jump in 12, then in 48)",
+                                       "2^16 ranges of 0..15, one in 997 of 600..20600"};
 static size_t set_count(int set)
 {
     const int q = wt_quick();
@@ -371,6 +373,7 @@ static size_t set_count(int set)
     case R_HUGE: return q ? 1000 : 10000;
     case R_ONE: return 257;
     case R_SOME: return q ? (size_t)1 << 12 : (size_t)1 << 17;
+    case R_MIDDLE: return q ? (size_t)1 << 15 : (size_t)1 << 16;
     case R_MANY: return q ? (size_t)1 << 14 : (size_t)1 << 20;
     case R_PIECES: return q ? (size_t)1 << 17 : (size_t)1 << 20; /* quick: still tiles with ranges up to a chunk */
     default: return q ? 300 : 3000;
@@ -427,6 +430,7 @@ static range_set build_ranges(int set)
             break;
         }
         case R_SOME:
+        case R_MIDDLE:
         case R_MANY: { /* consecutive, wrapping around the region */
             const size_t len = k % 997 == 5 ? 600 + (size_t)wt_rand_below(20001) : (size_t)wt_rand_below(16);
             if (at + len > region) at = (size_t)wt_rand_below(8);

@@ -104,7 +104,8 @@
    partials the column group's last block folds in part order (tickets in the scratch).
    Ranges take AUTO only (plan.strategy WARPRED_ROWS_AUTO; plan.lanes is not read): a warp takes
    128 ranges at a time (fewer for large accumulators, and 32 when there are fewer such tiles
-   than the GPU's resident warps); those of up to WARPRED_ROWS_RANGE_CHUNK elements (with fewer
+   than the GPU's resident warps, or 8 where tiles of 32 would be 1 to 2 a warp or fewer than a
+   quarter of the warps); those of up to WARPRED_ROWS_RANGE_CHUNK elements (with fewer
    tiles than warps: up to 32 J, J = 16 up to 4-byte types, 64 / sizeof(T) for larger ones)
    are read together as one sequence, 32 J elements at a time, coalesced, through shared
    memory, each lane folding J elements in order and the lanes meeting in a segmented scan, so
@@ -115,7 +116,7 @@
 
    DETERMINISM  The strategy depends only on the shape (rows, cols, ld, count), the plan and the
    GPU model; within a strategy which thread takes which element depends only on the shape and
-   on the address of in modulo 16 (ranges: the tiles of 128 or 32 ranges are chosen like a
+   on the address of in modulo 16 (ranges: the tiles of 128, 32 or 8 ranges are chosen like a
    strategy, from count and the GPU's resident warps). So a call gives the same bits every time.
    The reproducible sum (warpred_op_rsum) gives the same bits under every strategy, and a slice's
    result equals warpred_device_reduce's over the same elements. Other float results may change

@@ -58,16 +58,20 @@ typedef struct warpred__rows_entry {
    TAKEN: chunk numbers taken by helpers; CUT: the complement of the first chunk number that no
    entry holds (0: none cut); LISTED: warps that have queued all their long
    ranges; EXITED: blocks done; TILES: WARPRED__ROWS_STREAMS counters of 64 bits, each of the
-   last quarter's tiles of ranges taken by its warps. */
+   last quarter's tiles of ranges taken by its warps. Each counter has a 128-byte line of its
+   own: thousands of warps read LISTED while they wait, and the atomics of the warps queueing
+   long ranges, on a counter sharing that line, queued up behind those reads (while every other
+   warp waited for them). */
 enum {
+    WARPRED__ROWS_LINE = 32,  /* words in 128 bytes */
     WARPRED__ROWS_QUEUED = 0, /* and 1 */
-    WARPRED__ROWS_TAKEN = 2,
-    WARPRED__ROWS_CUT,
-    WARPRED__ROWS_LISTED,
-    WARPRED__ROWS_EXITED,
-    WARPRED__ROWS_TILES = 6,   /* 64 bits each */
-    WARPRED__ROWS_STREAMS = 8, /* counters of the last quarter's tiles: fewer atomics on each */
-    WARPRED__ROWS_WORDS = WARPRED__ROWS_TILES + 2 * WARPRED__ROWS_STREAMS
+    WARPRED__ROWS_TAKEN = 1 * WARPRED__ROWS_LINE,
+    WARPRED__ROWS_CUT = 2 * WARPRED__ROWS_LINE,
+    WARPRED__ROWS_LISTED = 3 * WARPRED__ROWS_LINE,
+    WARPRED__ROWS_EXITED = 4 * WARPRED__ROWS_LINE,
+    WARPRED__ROWS_TILES = 5 * WARPRED__ROWS_LINE, /* 64 bits each, a line apart */
+    WARPRED__ROWS_STREAMS = 8,                    /* counters of the last quarter's tiles: fewer atomics on each */
+    WARPRED__ROWS_WORDS = WARPRED__ROWS_TILES + WARPRED__ROWS_STREAMS * WARPRED__ROWS_LINE
 };
 
 typedef struct warpred__rows_scratch {
@@ -482,8 +486,10 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 
 /* RANGES  A warp takes tiles of 32 G ranges (G = N, warpred__tile_groups: 4 for most types;
    G = 1 when there are fewer such tiles than warps; tile t: ranges 32 G t .. 32 G t + 32 G - 1),
-   the first three quarters of the tiles in turn, the rest from counters (step 2 in
-   warpred__ranges_kernel), each lane reading the offsets of G ranges. By length:
+   or of 8 ranges (lanes 8..31 idle) where tiles of 32 would be 1 to 2 a warp or fewer than a
+   quarter of the warps (warpred__ranges_kernel says why); the first three quarters of the
+   tiles in turn, the rest from counters (step 2 in warpred__ranges_kernel), each lane reading
+   the offsets of G ranges. By length:
    - up to WARPRED_ROWS_RANGE_CHUNK elements (with fewer tiles of 32 than warps: up to a window,
      warpred__tile_shape: 32 J elements, 512 floats): the tile's ranges are read together, as
      one sequence, a window at a time (below); their count does not matter, only their
@@ -524,18 +530,19 @@ __device__ __forceinline__ size_t warpred__range_length(const size_t *__restrict
 }
 
 /* The offsets of the tile of `groups` groups of 32 ranges from k0 (lane q's range of group i:
-   k0 + 32 i + q): n[i] its length, b[i] its first element; 0 and 0 past the groups or count. */
+   k0 + 32 i + q, for q < lanes): n[i] its length, b[i] its first element; 0 and 0 past the
+   groups, the lanes or count. */
 template <int N>
 __device__ __forceinline__ void warpred__tile_offsets(const size_t *__restrict__ begin, const size_t *__restrict__ end,
-                                                      size_t count, size_t k0, int groups, size_t (&b)[N],
-                                                      size_t (&n)[N])
+                                                      size_t count, size_t k0, int groups, unsigned lanes,
+                                                      size_t (&b)[N], size_t (&n)[N])
 {
     const unsigned q = threadIdx.x % 32;
 #pragma unroll
     for (int i = 0; i < N; i++) {
         const size_t k = k0 + 32 * i + q;
         b[i] = n[i] = 0;
-        if (i < groups && k < count) n[i] = warpred__range_length(begin, end, k, &b[i]);
+        if (i < groups && q < lanes && k < count) n[i] = warpred__range_length(begin, end, k, &b[i]);
     }
 }
 
@@ -570,10 +577,15 @@ __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch
     const bool room = want && base + chunks <= s.capacity;
     const unsigned first = base < s.capacity ? (unsigned)base : s.capacity;
     if (want && !room) atomicMax(&words[WARPRED__ROWS_CUT], ~first);
-    /* each queued range's entries, one per chunk, written by the whole warp (a huge range has
-       thousands); done starts at 0 before any warp takes a chunk (they wait for every warp's
-       count, warpred__rows_wait_listed) */
-    for (unsigned todo = __ballot_sync(full, room); todo; todo &= todo - 1) {
+    /* each queued range's entries, one per chunk: a range of one chunk by its own lane, all
+       lanes at once; a longer one by the whole warp (a huge range has thousands), one range
+       after another. done starts at 0 before any warp takes a chunk (they wait for every warp's
+       count, warpred__rows_wait_listed, whose release covers these writes) */
+    if (room && chunks == 1) {
+        const warpred__rows_entry en = {k, b, n, 1u, first, 0, 0};
+        s.queue[first] = en;
+    }
+    for (unsigned todo = __ballot_sync(full, room && chunks > 1); todo; todo &= todo - 1) {
         const int from = __ffs(todo) - 1;
         warpred__rows_entry en;
         en.range = __shfl_sync(full, (unsigned long long)k, from);
@@ -585,7 +597,6 @@ __device__ __forceinline__ bool warpred__rows_queue_ranges(warpred__rows_scratch
         en.pad = 0;
         for (unsigned c = l; c < en.chunks; c += 32) s.queue[en.base + c] = en;
     }
-    __threadfence(); /* the entry before the warp's count (warpred__rows_listed) */
     return room;
 }
 
@@ -612,8 +623,10 @@ __device__ __forceinline__ bool warpred__rows_wait_listed(unsigned *words, unsig
     if (threadIdx.x % 32 == 0 && (seen = warpred__load_acquire(&words[WARPRED__ROWS_LISTED])) < warps) {
         unsigned long long moved, now;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(moved));
+        unsigned nap = 256;
         do {
-            __nanosleep(256);
+            __nanosleep(nap);
+            if (nap < 2048) nap *= 2;
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
             const unsigned count = warpred__load_acquire(&words[WARPRED__ROWS_LISTED]);
             if (count != seen) {
@@ -1115,9 +1128,15 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     sm.marks[q] = 0;
 
     /* Tiles of `groups` groups of 32 ranges: N while there are at least as many such tiles as
-       warps, else 1 (four times the tiles to share among the warps) */
+       warps, else 1 (four times the tiles to share among the warps); and tiles of a group of 8
+       ranges (lanes 8..31 idle: a tile of a few windows wastes little) where tiles of 32 are
+       fewer than 2 a warp yet at least one (a warp's tiles of long ranges then take so long that
+       whichever warps get a second one decide the time), or fewer than a quarter of the warps (the
+       warps queueing long ranges, the others waiting for them, then queue 8 each instead of 32) */
     const int groups = (count + TILE - 1) / TILE < warps ? 1 : N;
-    const size_t tile = 32 * (size_t)groups;
+    const size_t tiles32 = (count + 31) / 32;
+    const unsigned lanes = groups == 1 && ((tiles32 >= warps && tiles32 < 2 * warps) || 4 * tiles32 < warps) ? 8 : 32;
+    const size_t tile = lanes * (size_t)groups;
     /* 1. queue the long ranges of this warp's share (tiles warp, warp + warps, ...), so that
        every warp can take their chunks: above a chunk; with fewer tiles of 32 than warps (the
        owners alone would leave most warps idle), above a window. A long range the queue has no
@@ -1125,7 +1144,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     const size_t shared_above = (count + 31) / 32 < warps ? (size_t)WIN : (size_t)CHUNK;
     /* the next tile's offsets on their way while this one's are looked at */
     size_t next_b[N], next_n[N];
-    if (warp * tile < count) warpred__tile_offsets(begin, end, count, warp * tile, groups, next_b, next_n);
+    if (warp * tile < count) warpred__tile_offsets(begin, end, count, warp * tile, groups, lanes, next_b, next_n);
     for (size_t k0 = warp * tile; k0 < count; k0 += warps * tile) {
         size_t b[N], n[N];
 #pragma unroll
@@ -1134,7 +1153,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
             n[i] = next_n[i];
         }
         if (k0 + warps * tile < count)
-            warpred__tile_offsets(begin, end, count, k0 + warps * tile, groups, next_b, next_n);
+            warpred__tile_offsets(begin, end, count, k0 + warps * tile, groups, lanes, next_b, next_n);
         unsigned alone[N];
 #pragma unroll
         for (int i = 0; i < N; i++) {
@@ -1152,7 +1171,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
        elements together (the longer ones were dealt with in 1) */
     const size_t ntiles = (count + tile - 1) / tile, fixed = ntiles - ntiles / 4;
     const unsigned stream = (unsigned)(warp % WARPRED__ROWS_STREAMS);
-    unsigned long long *taken = (unsigned long long *)&words[WARPRED__ROWS_TILES] + stream;
+    unsigned long long *taken = (unsigned long long *)&words[WARPRED__ROWS_TILES + WARPRED__ROWS_LINE * stream];
     unsigned long long asked = 0; /* in lane 0: the counter's answer, on its way */
     const auto ask = [&]() {
         if (q == 0) asked = atomicAdd(taken, 1ull);
@@ -1166,10 +1185,10 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
         const size_t k0 = t * tile;
         size_t b[N], n[N];
         unsigned in_tile[N];
-        warpred__tile_offsets(begin, end, count, k0, groups, b, n);
+        warpred__tile_offsets(begin, end, count, k0, groups, lanes, b, n);
 #pragma unroll
         for (int i = 0; i < N; i++) {
-            if (i < groups && k0 + 32 * i + q < count && n[i] == 0)
+            if (i < groups && q < lanes && k0 + 32 * i + q < count && n[i] == 0)
                 warpred__rows_store<Acc>(out, k0 + 32 * i + q, warpred__identity<Op, A>(), g);
             in_tile[i] = n[i] <= shared_above ? (unsigned)n[i] : 0u;
         }
@@ -1186,7 +1205,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     if (threadIdx.x == 0) last_block = warpred__ticket(&words[WARPRED__ROWS_EXITED]) == gridDim.x - 1;
     __syncthreads();
     if (!last_block) return;
-    if (threadIdx.x < WARPRED__ROWS_WORDS) words[threadIdx.x] = 0;
+    for (unsigned i = threadIdx.x; i < WARPRED__ROWS_WORDS; i += WARPRED_ROWS_THREADS) words[i] = 0;
 }
 
 /* ---- empty shapes ---- */
