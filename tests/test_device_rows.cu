@@ -351,7 +351,7 @@ template <typename T, typename Fn> static void each_column_shape(size_t max_elem
    size: 32 to 64 per warp, tiles of 8 and only ranges above a chunk queued; R_MANY: tiles of 128).
    R_PIECES: consecutive short ranges with a jump now and then (a gap, an overlap or a range longer
    than a tile's window), one in 12 ranges in the first half and one in 48 in the second, so that
-   a tile's elements lie in one to many pieces of the input, in tiles of 32 and of 128. */
+   a tile's elements lie in one to many pieces of the input, in tiles of 8 (quick size) and of 128. */
 enum { R_RANDOM, R_UNIFORM, R_POWER, R_HUGE, R_ONE, R_CSR, R_SOME, R_MANY, R_PIECES, R_MIDDLE, R_SETS };
 static const char *const set_name[] = {"random, any order, overlapping, empty ones",
                                        "uniform lengths 1..64",

@@ -1141,7 +1141,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
        every warp can take their chunks: above a chunk; with fewer tiles of 32 than warps (the
        owners alone would leave most warps idle), above a window. A long range the queue has no
        room for is reduced now by this warp alone, in registers (to the same bits). */
-    const size_t shared_above = (count + 31) / 32 < warps ? (size_t)WIN : (size_t)CHUNK;
+    const size_t shared_above = tiles32 < warps ? (size_t)WIN : (size_t)CHUNK;
     /* the next tile's offsets on their way while this one's are looked at */
     size_t next_b[N], next_n[N];
     if (warp * tile < count) warpred__tile_offsets(begin, end, count, warp * tile, groups, lanes, next_b, next_n);
