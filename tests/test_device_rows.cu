@@ -2114,6 +2114,87 @@ static void test_ranges_long_queue(void **state)
     wt_rows_plan_free(plan);
 }
 
+/* Holds its SM, all of its shared memory, for ns nanoseconds. */
+__global__ void hold_sm(unsigned long long ns)
+{
+    extern __shared__ unsigned char held[];
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < ns);
+    if (threadIdx.x == 0) held[0] = (unsigned char)t;
+}
+
+/* Ranges while another kernel holds some SMs: the grid is then not all resident at once, and the
+   warps that wait for every warp to have queued its long ranges must not wait on blocks that
+   cannot start (they stop waiting when the count has not moved for a while, and the warps
+   counted later take the chunks). Tiny ranges with long ones among them in every warp's share
+   (so blocks started late queue some); half the SMs held, then all but one; each such call
+   followed by one on the idle GPU (the queue left as it should be). Every result exact. */
+static void test_ranges_beside_busy_kernel(void **state)
+{
+    WT_NEED_GPU(state);
+    warpred_rows_plan *plan = wt_rows_plan(0);
+    const int q = wt_quick();
+    int dev = 0, sms = 0, smem = 0;
+    WT_CUDA(cudaGetDevice(&dev));
+    WT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    WT_CUDA(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    WT_CUDA(cudaFuncSetAttribute(hold_sm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const size_t count = q ? (size_t)1 << 16 : (size_t)1 << 20, region = q ? (size_t)1 << 21 : (size_t)1 << 23;
+    const size_t chunk = WARPRED_ROWS_RANGE_CHUNK;
+    size_t *begin = (size_t *)wt_host_alloc(count * sizeof(size_t)),
+           *end = (size_t *)wt_host_alloc(count * sizeof(size_t));
+    for (size_t k = 0; k < count; k++) {
+        const size_t len = k % 1024 == 517 ? 2 * chunk + wt_rand64() % chunk : wt_rand64() % 9;
+        begin[k] = wt_rand64() % (region - len);
+        end[k] = begin[k] + len;
+    }
+    int *x = (int *)wt_host_alloc(region * sizeof(int));
+    long long *pre = (long long *)wt_host_alloc((region + 1) * sizeof(long long));
+    pre[0] = 0;
+    for (size_t i = 0; i < region; i++) {
+        x[i] = (int)(wt_rand32() % 2000001) - 1000000;
+        pre[i + 1] = pre[i] + x[i];
+    }
+    int *d_x = (int *)wt_dev_copy(x, region * sizeof(int));
+    size_t *d_begin = (size_t *)wt_dev_copy(begin, count * sizeof(size_t));
+    size_t *d_end = (size_t *)wt_dev_copy(end, count * sizeof(size_t));
+    long long *d_out = (long long *)wt_dev_alloc(count * sizeof(long long));
+    long long *got = (long long *)wt_host_alloc(count * sizeof(long long));
+    cudaStream_t busy, work;
+    WT_CUDA(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking));
+    WT_CUDA(cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking));
+    const int held[] = {sms / 2, sms - 1};
+    for (int h = 0; h < 2; h++)
+        for (int beside = 1; beside >= 0; beside--) {
+            wt_poison(d_out, count * sizeof(long long));
+            WT_CUDA(cudaDeviceSynchronize());
+            if (beside) {
+                unsigned long long ns = q ? 1000000ull : 3000000ull;
+                void *args[] = {&ns};
+                WT_CUDA(cudaLaunchKernel((const void *)hold_sm, dim3(held[h]), dim3(32), args, smem, busy));
+            }
+            const char *why = NULL;
+            const cudaError_t err =
+                warpred_device_reduce_ranges(plan, d_x, d_begin, d_end, count, d_out, warpred_op_sum(), work, &why);
+            if (err != cudaSuccess) fail_msg("warpred_device_reduce_ranges: %s (%s)", cudaGetErrorString(err), why);
+            WT_CUDA(cudaStreamSynchronize(work));
+            WT_CUDA(cudaStreamSynchronize(busy));
+            wt_to_host(got, d_out, count * sizeof(long long));
+            for (size_t k = 0; k < count; k++) {
+                const long long want = pre[end[k]] - pre[begin[k]];
+                if (got[k] != want)
+                    fail_msg("%s %d of %d SMs held: range %zu of %zu (%zu elements): got %lld, expected %lld",
+                             beside ? "with" : "after a call with", held[h], sms, k, count, end[k] - begin[k], got[k],
+                             want);
+            }
+        }
+    WT_CUDA(cudaStreamDestroy(busy));
+    WT_CUDA(cudaStreamDestroy(work));
+    wt_rows_plan_free(plan);
+}
+
 /* ------------------------------------------------------------------------------------------
    empty shapes
    ------------------------------------------------------------------------------------------ */
@@ -2663,6 +2744,7 @@ int main(void)
         WT_TEST(test_narrow_types),
         WT_TEST(test_ranges),
         WT_TEST(test_ranges_long_queue),
+        WT_TEST(test_ranges_beside_busy_kernel),
         WT_TEST(test_queued_calls_and_graph),
         WT_TEST(test_above_2_32),
     };

@@ -131,7 +131,11 @@
    LIMITS  ranges: input elements of at most 64 bytes, and with elements of more than 48 bytes an
    accumulator of at most 48 bytes (a compile-time error beyond: the tiles' shared memory). rows, cols
    and count up to 2^31 (size_t arithmetic for offsets: rows * ld may exceed 2^32); the input is
-   read through the read-only cache and must not change during the call.
+   read through the read-only cache and must not change during the call. Ranges: the queue that
+   lets every warp share long ranges holds WARPRED_ROWS_PARTIALS chunks of
+   WARPRED_ROWS_RANGE_CHUNK elements (2^29 elements) a call; a long range it has no room left for
+   is reduced by the warp that found it alone (the same bits, at one warp's speed: a single range
+   of more than 2^29 elements is slow).
 
    This header needs device_rows_kernel.cuh, device_reduce_kernel.cuh, cluster_reduce.cuh,
    block_reducer.cuh, grid_reduce.cuh, grid_scratch.h, block_reduce.cuh, warp_reduce.cuh,
