@@ -57,7 +57,7 @@ typedef struct warpred__rows_entry {
 /* The queue's words. QUEUED (64 bits): chunk numbers handed out, taken in one atomic a warp;
    TAKEN: chunk numbers taken by helpers; CUT: the complement of the first chunk number that no
    entry holds (0: none cut); LISTED: warps that have queued all their long
-   ranges; EXITED: blocks done; TILES: WARPRED__ROWS_STREAMS counters of 64 bits, each of the
+   ranges; EXITED, STARTED: blocks done, begun; TILES: WARPRED__ROWS_STREAMS counters of 64 bits, each of the
    last quarter's tiles of ranges taken by its warps. Each counter has a 128-byte line of its
    own: thousands of warps read LISTED while they wait, and the atomics of the warps queueing
    long ranges, on a counter sharing that line, queued up behind those reads (while every other
@@ -69,7 +69,8 @@ enum {
     WARPRED__ROWS_CUT = 2 * WARPRED__ROWS_LINE,
     WARPRED__ROWS_LISTED = 3 * WARPRED__ROWS_LINE,
     WARPRED__ROWS_EXITED = 4 * WARPRED__ROWS_LINE,
-    WARPRED__ROWS_TILES = 5 * WARPRED__ROWS_LINE, /* 64 bits each, a line apart */
+    WARPRED__ROWS_STARTED = 5 * WARPRED__ROWS_LINE,
+    WARPRED__ROWS_TILES = 6 * WARPRED__ROWS_LINE, /* 64 bits each, a line apart */
     WARPRED__ROWS_STREAMS = 8,                    /* counters of the last quarter's tiles: fewer atomics on each */
     WARPRED__ROWS_WORDS = WARPRED__ROWS_TILES + WARPRED__ROWS_STREAMS * WARPRED__ROWS_LINE
 };
@@ -505,7 +506,8 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
      tiles, then takes queued chunks by number from another (a run of up to 8 at a time
      when there are many) until none is left; a range of one chunk is stored by the warp that
      reads it, else the warp that stores a range's last partial folds them. Before taking
-     chunks a warp waits (a bounded time) for every warp to have queued. */
+     chunks a warp waits for every warp to have queued (a bounded time while some block of the
+     grid has not started). */
 
 /* Chunk c of a range starting at p (length n) by the warp: its value in every lane. */
 template <typename T, typename Acc, typename Op, typename F>
@@ -612,11 +614,13 @@ __device__ __forceinline__ void warpred__rows_listed(unsigned *words)
 
 /* Waits until all `warps` have queued their long ranges: true then, in every lane, and the
    queue's entries are complete for the warp. Without the wait, warps with no ranges of their
-   own found the queue still empty and left the owners to chunk alone. The wait ends too when
-   the count has not moved for 20 us, because a grid that is not all resident at once (another
-   kernel on the GPU) must not wait on warps that cannot start: false then, and this warp does
-   not help (the last warp to be counted always finds the queue complete, so every queued chunk
-   is still taken). */
+   own found the queue still empty and left the owners to chunk alone. While some block of the
+   grid has not started (another kernel holding SMs), the wait ends too when the count has not
+   moved for 20 us, because the warp must not wait on warps that cannot start: false then, and
+   this warp does not help (the last warp to be counted always finds the queue complete, so every
+   queued chunk is still taken). Once every block has started, every warp not yet counted is
+   running and will be, so the wait is unbounded: a bound there let every other warp leave when
+   the few warps queueing the ranges' chunks took longer than it (thousands of entries each). */
 __device__ __forceinline__ bool warpred__rows_wait_listed(unsigned *words, unsigned warps)
 {
     unsigned seen;
@@ -633,7 +637,8 @@ __device__ __forceinline__ bool warpred__rows_wait_listed(unsigned *words, unsig
                 seen = count;
                 moved = now;
             }
-        } while (seen < warps && now - moved < 20000);
+        } while (seen < warps &&
+                 (now - moved < 20000 || *(volatile unsigned *)&words[WARPRED__ROWS_STARTED] >= gridDim.x));
     }
     __syncwarp();
     return __all_sync(0xffffffffu, warpred__load_acquire(&words[WARPRED__ROWS_LISTED]) >= warps);
@@ -1126,6 +1131,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
     const unsigned q = threadIdx.x % 32, mask = 0xffffffffu;
     unsigned *words = s.counters + s.tickets;
     sm.marks[q] = 0;
+    if (threadIdx.x == 0) atomicAdd(&words[WARPRED__ROWS_STARTED], 1u);
 
     /* Tiles of `groups` groups of 32 ranges: N while there are at least as many such tiles as
        warps, else 1 (four times the tiles to share among the warps); and tiles of a group of 8
