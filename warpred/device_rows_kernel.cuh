@@ -56,8 +56,8 @@ typedef struct warpred__rows_entry {
 
 /* The queue's words. QUEUED (64 bits): chunk numbers handed out, taken in one atomic a warp;
    TAKEN: chunk numbers taken by helpers; CUT: the complement of the first chunk number that no
-   entry holds (0: none cut); LISTED: warps that have queued all their long
-   ranges; EXITED, STARTED: blocks done, begun; TILES: WARPRED__ROWS_STREAMS counters of 64 bits, each of the
+   entry holds (0: none cut); LISTED: warps that have queued all their long ranges; EXITED,
+   STARTED: blocks done, begun; TILES: WARPRED__ROWS_STREAMS counters of 64 bits, each of the
    last quarter's tiles of ranges taken by its warps. Each counter has a 128-byte line of its
    own: thousands of warps read LISTED while they wait, and the atomics of the warps queueing
    long ranges, on a counter sharing that line, queued up behind those reads (while every other
