@@ -1126,7 +1126,10 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 3)
                   "bytes (a block's tiles must fit in 48 KB of shared memory): reduce fewer fields at once");
     __shared__ warpred__tile_smem<T, A> tiles[WARPRED_ROWS_THREADS / 32];
     warpred__tile_smem<T, A> &sm = tiles[threadIdx.x / 32];
-    const size_t warp = (blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x) / 32;
+    /* warps numbered block after block (warp w of block b: w * blocks + b), so that the first
+       tiles lie on different SMs: the long ranges every warp waits for are queued by the owners
+       of the first tiles when there are few, and one SM's warps wrote all their entries */
+    const size_t warp = (size_t)(threadIdx.x / 32) * gridDim.x + blockIdx.x;
     const size_t warps = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / 32);
     const unsigned q = threadIdx.x % 32, mask = 0xffffffffu;
     unsigned *words = s.counters + s.tickets;
