@@ -27,8 +27,9 @@
    Ranges (AUTO; LANES, BLOCK, CLUSTER and SPLIT refused or right): random (any order,
    overlapping, gaps, empty ones with end <= begin), uniform lengths 1..64, power-law lengths up
    to 10^5, one huge range among many empty ones, all empty but one, CSR offsets (ranges back to
-   back: lengths 0..200 and, one in ten, up to 1500, beyond a tile's window), and more long
-   ranges than the plan's queue and partials hold.
+   back: lengths 0..200 and, one in ten, up to 1500, beyond a tile's window), more long
+   ranges than the plan's queue and partials hold, and ranges beside a kernel that holds some
+   SMs (the grid not all resident at once).
    Also: empty shapes (g(identity); nothing stored for rows == 0 / cols == 0 / count == 0; in NULL
    where nothing is read), calls queued back to back through one plan, a CUDA graph replayed,
    the argument errors and their messages (no GPU needed for most), rows * ld above 2^32
@@ -2125,12 +2126,15 @@ __global__ void hold_sm(unsigned long long ns)
     if (threadIdx.x == 0) held[0] = (unsigned char)t;
 }
 
-/* Ranges while another kernel holds some SMs: the grid is then not all resident at once, and the
-   warps that wait for every warp to have queued its long ranges must not wait on blocks that
-   cannot start (they stop waiting when the count has not moved for a while, and the warps
-   counted later take the chunks). Tiny ranges with long ones among them in every warp's share
-   (so blocks started late queue some); half the SMs held, then all but one; each such call
-   followed by one on the idle GPU (the queue left as it should be). Every result exact. */
+/* Ranges while another kernel holds some SMs for a few ms: the grid is then not all resident at
+   once, and the warps that wait for every warp to have queued its long ranges must not wait on
+   blocks that cannot start (they stop waiting when the count has not moved for a while, and the
+   warps counted later take the chunks). Tiny ranges, one in 1024 long (2 to 3 chunks, so that
+   warps of blocks started late queue some); half the SMs held, then all but one; each such call
+   followed by one on the idle GPU. Every result exact: this catches a chunk lost or taken twice
+   on that path, or a hang; a wait that only ends when the other kernel does is not caught (it
+   is slower, not wrong), nor are kernels that happen not to overlap (under a sanitizer they never
+   do). */
 static void test_ranges_beside_busy_kernel(void **state)
 {
     WT_NEED_GPU(state);
