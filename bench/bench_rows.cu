@@ -14,10 +14,12 @@
    they are 2 MB or more (the norms) or 4 MB or more (softmax), and read once; else streamed, read
    twice where shared memory does not keep them, and still credited with the ideal bytes only.
    cross-entropy is timed alone (loss and argmax per row) and with the deterministic mean over rows
-   (a second launch).
+   (its own kernel, a programmatic dependent launch on sm_90+); rows_ce_mean_forms puts beside the
+   latter the same kernel launched plainly and warpred_device_transform_reduce over the losses, each
+   as its time and its time over cross-entropy alone.
 
    Every time is the median of 51 CUDA-event timed runs after 5 warm-ups, the variants of one row
-   length taking turns: softmax and the norms, then cross-entropy's two with the read kernel.
+   length taking turns: softmax and the norms, then cross-entropy's four with the read kernel.
 
    Usage: bench_rows [csv path]   (run by `make bench`; CSV columns: bench,case,variant,n,time_us,value,unit;
           one row names the GPU) */
@@ -81,11 +83,13 @@ typedef struct call {
     unsigned *sink;
     const warpred_device_plan *plan;
     unsigned grid;
+    int mean_mode; /* rk_mean_mode for the call */
 } call;
 
 template <typename T> static cudaError_t run_typed(const call *c)
 {
     const T *x = (const T *)c->x;
+    rk_mean_mode = c->mean_mode;
     switch (c->op) {
     case OP_SOFTMAX: return rk_softmax(x, (T *)c->y, c->rows, c->len, 0);
     case OP_LAYERNORM: return rk_layernorm(x, (const T *)c->w, (const T *)c->b, (T *)c->y, c->rows, c->len, 1e-5f, 0);
@@ -194,15 +198,25 @@ int main(int argc, char **argv)
                after writers would pay for their dirty lines leaving the L2, which cross-entropy's
                calls (after each other) do not */
             bench_interleaved_median_ms(fns, ctx, OP_CE, WARMUP, REPS, ms);
-            float rms[3];
-            void *rctx[3] = {&ceil_calls[1], &calls[OP_CE], &calls[OP_CE_MEAN]};
-            bench_fn rfns[3] = {run_call, run_call, run_call};
-            bench_interleaved_median_ms(rfns, rctx, 3, WARMUP, REPS, rms);
+            /* the mean's other forms (rk_mean_mode 1, 2) beside the one taken */
+            call forms[2] = {calls[OP_CE_MEAN], calls[OP_CE_MEAN]};
+            forms[0].mean_mode = 1;
+            forms[1].mean_mode = 2;
+            float rms[5];
+            void *rctx[5] = {&ceil_calls[1], &calls[OP_CE], &calls[OP_CE_MEAN], &forms[0], &forms[1]};
+            bench_fn rfns[5] = {run_call, run_call, run_call, run_call, run_call};
+            bench_interleaved_median_ms(rfns, rctx, 5, WARMUP, REPS, rms);
             ms[OP_CE] = rms[1];
             ms[OP_CE_MEAN] = rms[2];
             const double read_beside = (double)N * esize / (rms[0] * 1e6);
             fprintf(csv, "rows_ceiling,\"%s L=%d\",\"read kernel beside cross-entropy\",%d,%.3f,%.2f,GB/s\n", type, len,
                     len, rms[0] * 1e3, read_beside);
+            static const char *const form_name[3] = {"its own kernel, a programmatic dependent launch",
+                                                     "its own kernel, a plain launch",
+                                                     "warpred_device_transform_reduce over the losses"};
+            for (int f = 0; f < 3; f++)
+                fprintf(csv, "rows_ce_mean_forms,\"%s L=%d\",\"%s\",%d,%.3f,%.3f,us over cross_entropy\n", type, len,
+                        form_name[f], len, rms[2 + f] * 1e3, (rms[2 + f] - rms[1]) * 1e3);
             for (int o = 0; o < 5; o++) {
                 const int reads_only = o == OP_CE || o == OP_CE_MEAN;
                 const double bytes = (double)N * esize * (reads_only ? 1 : 2);

@@ -17,7 +17,10 @@
      rmsnorm        |y - r| <= 2 k u |r| + o |r|
      cross-entropy  |loss - r| <= k u (2 + |m| + |lse| + |x_t|); argmax exact (the first largest);
                     the mean: |mean - r| <= max row bound + (rows / 1024 + 64) u mean|loss|,
-                    and the same bits again from a second launch and from a graph
+                    and the same bits again from a second launch, from a graph and from a
+                    plain launch of the mean's kernel; the mean by a second reduction over the
+                    losses (the form taken where the launch's cells cannot serve) within the
+                    same bound
    Special rows of cross-entropy, checked exactly: all -inf (loss +inf, argmax 0), target logit
    -inf (+inf), target out of range (NaN). */
 #ifndef RC_ROW_CHECK_H
@@ -211,6 +214,33 @@ template <typename T> static long long rc_ce_mean_again(rc_data<T> *d, const war
     return bad;
 }
 
+/* Cross-entropy's mean in its other forms (rk_mean_mode 1: the same cells, a plain launch, so the
+   same bits; 2: a second reduction over the losses, checked against the reference like the
+   first), then back to the default. Returns the failures. */
+template <typename T> static long long rc_ce_mean_forms(rc_data<T> *d, const warpred_device_plan *plan)
+{
+    float first, plain;
+    double worst = 0.0;
+    long long bad = 0;
+    CHECK(cudaMemcpy(&first, d->d_mean, sizeof first, cudaMemcpyDeviceToHost));
+    rk_mean_mode = 1;
+    CHECK(cudaMemset(d->d_mean, 0xff, sizeof(float)));
+    CHECK(rc_launch<RC_CROSS_ENTROPY>(d, plan));
+    CHECK(cudaMemcpy(&plain, d->d_mean, sizeof plain, cudaMemcpyDeviceToHost));
+    if (memcmp(&first, &plain, sizeof first) != 0) {
+        bad++;
+        printf("  %s len %d: mean loss %.9g, launched plainly %.9g (not the same bits)\n", rc_type_name<T>(), d->len,
+               first, plain);
+    }
+    rk_mean_mode = 2;
+    CHECK(cudaMemset(d->d_mean, 0xff, sizeof(float)));
+    CHECK(rc_launch<RC_CROSS_ENTROPY>(d, plan));
+    CHECK(cudaDeviceSynchronize());
+    rk_mean_mode = 0;
+    bad += rc_check(d, RC_CROSS_ENTROPY, &worst);
+    return bad;
+}
+
 /* One length, one type: fill, run, check, time, one table line. Returns the failures. */
 template <int Op, typename T>
 static long long rc_run(int len, long long budget, int quick, const warpred_device_plan *plan)
@@ -251,7 +281,7 @@ static long long rc_run(int len, long long budget, int quick, const warpred_devi
     memcpy(where, rk_last_where, sizeof where);
     double worst = 0.0;
     long long bad = rc_check(&d, op, &worst);
-    if constexpr (Op == RC_CROSS_ENTROPY) bad += rc_ce_mean_again(&d, plan);
+    if constexpr (Op == RC_CROSS_ENTROPY) bad += rc_ce_mean_again(&d, plan) + rc_ce_mean_forms(&d, plan);
     su_timer t = su_timer_create(su_warmups(quick), su_runs(quick));
     while (su_timer_next(&t)) CHECK(rc_launch<Op>(&d, plan));
     const double us = su_timer_median_us(&t);

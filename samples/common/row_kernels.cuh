@@ -85,7 +85,11 @@
                   the argmax pair (a chunk is searched for an index only where its max beats
                   the thread's so far), in blocks of 1024 where the launch's clusters all run
                   at once, one block an SM.
-                  The mean over rows: warpred_device_transform_reduce (the same bits every run).
+                  The mean over rows: a last kernel, launched on sm_90+ as the programmatic
+                  dependent of the cross-entropy launch (on the SMs, waiting, while the last rows
+                  are read), adds up a cell a block (rows of a block or a cluster: the row's
+                  loss, stored as the row ends) or the losses (shorter rows); the same bits
+                  every run (rk_mean_of_cells, rk_mean_of_losses).
                   A target logit of -inf gives +inf (a row of only -inf too); a target outside
                   [0, len) gives NaN and reads nothing. The target is loaded before the
                   reductions, its logit too where that measured faster (rk_cross_entropy_regs).
@@ -127,6 +131,7 @@
 #include <warpred/op_softmax.cuh>
 #include <warpred/op_argminmax.cuh>
 #include <warpred/op_tuple.cuh>
+#include <warpred/grid_reduce.cuh>
 #include <warpred/device_reduce.cuh>
 
 #define RK_LOG2E 1.4426950408889634f
@@ -801,13 +806,99 @@ __device__ __forceinline__ float rk_ce_loss(float m, float s, float xt)
     return xt == -INFINITY ? INFINITY : lse - xt;
 }
 
-/* The row's result, written by the row's first thread (which loads the target's logit). */
+/* The row's result, written by the row's first thread (which loads the target's logit); returns
+   the loss. */
 template <typename T>
-__device__ __forceinline__ void rk_ce_finish(const T *in, int len, int target, float m, float s, int arg, float *loss,
-                                             int *argmax, long long row)
+__device__ __forceinline__ float rk_ce_finish(const T *in, int len, int target, float m, float s, int arg, float *loss,
+                                              int *argmax, long long row)
 {
-    loss[row] = target < 0 || target >= len ? NAN : rk_ce_loss(m, s, warpred_xf_to<float>()(in[target], 0));
+    const float l = target < 0 || target >= len ? NAN : rk_ce_loss(m, s, warpred_xf_to<float>()(in[target], 0));
+    loss[row] = l;
     argmax[row] = arg;
+    return l;
+}
+
+/* ---- cross-entropy's mean over rows ---- */
+
+/* The mean is the last kernel of the call, launched on sm_90 as the programmatic dependent of the
+   cross-entropy launch, whose blocks let it go at their start: its blocks are on SMs, waiting
+   (griddepcontrol.wait), while the last rows are read, instead of starting after a kernel
+   boundary. It adds up, in a fixed order (the same bits every run for one shape on one GPU):
+     - rows of a block or a cluster: a cell per block, the row's loss (0 in a cluster's other
+       blocks), which thread 0 stores as the row ends; the mean's kernel is one block
+       (rk_mean_of_cells);
+     - rows of a warp or less: the losses themselves, loss[r] / rows, by a grid of blocks that meet
+       in warpred_grid_reduce (rk_mean_of_losses; a block reduction in each cross-entropy block,
+       for cells, measured slower there).
+   Cells: a slot per plan (rk_mean_slot: the plan stands for one launch at a time, as for
+   warpred_device_reduce), RK_MEAN_CELLS blocks at most (more: the losses). */
+enum { RK_MEAN_SLOTS = 8, RK_MEAN_CELLS = 1 << 16, RK_MEAN_THREADS = 1024, RK_MEAN_LOSS_THREADS = 256 };
+static __device__ float rk_mean_cells[RK_MEAN_SLOTS][RK_MEAN_CELLS];
+
+/* The kernels asked for a mean let its kernel be scheduled as soon as all their blocks have begun
+   (it waits for their end itself). */
+__device__ __forceinline__ void rk_release_dependents(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* The mean's kernels wait for the cross-entropy launch's end and its stores (at once where they
+   were not launched as its dependent). */
+__device__ __forceinline__ void rk_wait_for_primary(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/* A block's cell, stored by thread 0 where the layout holds a row in a block or a cluster (l: the
+   row's loss, 0 outside the row's first thread); nothing for rows of a warp or less. */
+template <class L> __device__ __forceinline__ void rk_mean_cell(int slot, float l)
+{
+    if constexpr (L::THREADS > 32) {
+        if (slot >= 0 && blockIdx.x < RK_MEAN_CELLS && threadIdx.x == 0) rk_mean_cells[slot][blockIdx.x] = l;
+    }
+}
+
+/* The mean from cells 0..cells-1 of the slot: thread t adds cells t, t + 1024, ... in turn, then
+   the block's tree; divided by rows. */
+__global__ void __launch_bounds__(RK_MEAN_THREADS) rk_mean_of_cells(int slot, int cells, long long rows, float *mean)
+{
+    rk_wait_for_primary();
+    const float *cell = rk_mean_cells[slot];
+    float acc = 0.0f;
+    for (int c0 = 0; c0 < cells; c0 += 8 * RK_MEAN_THREADS) {
+        float v[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            const int c = c0 + k * RK_MEAN_THREADS + (int)threadIdx.x;
+            v[k] = c < cells ? __ldcg(cell + c) : 0.0f;
+        }
+#pragma unroll
+        for (int k = 0; k < 8; k++) acc += v[k];
+    }
+    acc = warpred_block_reduce<RK_MEAN_THREADS>(acc, warpred_op_sum());
+    if (threadIdx.x == 0) *mean = (float)((double)acc / (double)rows);
+}
+
+/* The mean from the losses: thread i of the grid adds loss[i + k * threads] * inv in turn (8
+   loads at a time), and the grid's threads meet in warpred_grid_reduce. */
+__global__ void __launch_bounds__(RK_MEAN_LOSS_THREADS)
+    rk_mean_of_losses(const float *loss, long long rows, float inv, warpred_grid_scratch scratch, float *mean)
+{
+    rk_wait_for_primary();
+    const long long stride = (long long)gridDim.x * RK_MEAN_LOSS_THREADS;
+    float acc = 0.0f;
+    for (long long i0 = blockIdx.x * (long long)RK_MEAN_LOSS_THREADS + threadIdx.x; i0 < rows; i0 += 8 * stride) {
+        float v[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++) v[k] = i0 + k * stride < rows ? __ldcg(loss + i0 + k * stride) : 0.0f;
+#pragma unroll
+        for (int k = 0; k < 8; k++) acc += v[k] * inv;
+    }
+    warpred_grid_reduce<RK_MEAN_LOSS_THREADS>(acc, warpred_op_sum(), scratch, mean);
 }
 
 /* max of two bfloat16 pairs, pairwise (NaN loses to a number): one HMNMX2 on sm_80+ */
@@ -918,36 +1009,48 @@ __device__ __forceinline__ void rk_ce_by_max(const uint4 (&p)[L::VECS], float &m
    -> 0.69, bfloat16 0.82 -> 0.56). Taking the logit from the registers of the lane that holds it
    (a select over the lane's values and one shuffle, every lane loading the target) was slower
    still (float L = 32 0.59). */
+/* One row of rk_cross_entropy_regs: its loss in the row's first thread, 0 in the others (and
+   where there is no row). */
+template <class L, typename T>
+__device__ __forceinline__ float rk_ce_regs_row(const T *x, const int *targets, float *loss, int *argmax,
+                                                long long rows, int len)
+{
+    const long long row = warpred_row_id<L>();
+    if (row >= rows) return 0.0f;
+    const T *in = x + row * len;
+    constexpr bool early = L::THREADS > 32 || (sizeof(T) == 4 && L::THREADS * L::PER_THREAD * sizeof(T) >= 512);
+    const bool leader = warpred_row_rank<L>() == 0;
+    const int target = leader ? targets[row] : 0;
+    uint4 p[L::VECS];
+    warpred_row_load_packed<L>(in, len, p, -INFINITY);
+    /* the target's logit, early (NaN for a target outside [0, len): one register across the
+       reductions) */
+    const float xt = !(early && leader)            ? 0.0f
+                     : target >= 0 && target < len ? warpred_xf_to<float>()(in[target], 0)
+                                                   : NAN;
+    float m, s;
+    int index;
+    if constexpr (L::CLUSTER == 1 && (L::THREADS > 32 || L::PER_THREAD >= 64)) rk_ce_by_max<L>(p, m, s, index);
+    else
+        rk_ce_by_pairs<L>(p, m, s, index);
+    if (early && leader) {
+        const float l = rk_ce_loss(m, s, xt); /* NaN xt: NaN */
+        loss[row] = l;
+        argmax[row] = index;
+        return l;
+    }
+    return leader ? rk_ce_finish(in, len, target, m, s, index, loss, argmax, row) : 0.0f;
+}
+
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
-    rk_cross_entropy_regs(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
+    rk_cross_entropy_regs(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len,
+                          int mean_slot)
 {
     RK_CLUSTER_GUARD(L)
     {
-        const long long row = warpred_row_id<L>();
-        if (row >= rows) return;
-        const T *in = x + row * len;
-        constexpr bool early = L::THREADS > 32 || (sizeof(T) == 4 && L::THREADS * L::PER_THREAD * sizeof(T) >= 512);
-        const bool leader = warpred_row_rank<L>() == 0;
-        const int target = leader ? targets[row] : 0;
-        uint4 p[L::VECS];
-        warpred_row_load_packed<L>(in, len, p, -INFINITY);
-        /* the target's logit, early (NaN for a target outside [0, len): one register across the
-           reductions) */
-        const float xt = !(early && leader)            ? 0.0f
-                         : target >= 0 && target < len ? warpred_xf_to<float>()(in[target], 0)
-                                                       : NAN;
-        float m, s;
-        int index;
-        if constexpr (L::CLUSTER == 1 && (L::THREADS > 32 || L::PER_THREAD >= 64)) rk_ce_by_max<L>(p, m, s, index);
-        else
-            rk_ce_by_pairs<L>(p, m, s, index);
-        if (early && leader) {
-            loss[row] = rk_ce_loss(m, s, xt); /* NaN xt: NaN */
-            argmax[row] = index;
-        } else if (leader) {
-            rk_ce_finish(in, len, target, m, s, index, loss, argmax, row);
-        }
+        rk_release_dependents();
+        rk_mean_cell<L>(mean_slot, rk_ce_regs_row<L, T>(x, targets, loss, argmax, rows, len));
     }
 }
 
@@ -957,10 +1060,12 @@ __global__ void __launch_bounds__(L::BLOCK, RK_CE_MIN_BLOCKS(L))
    vectors ahead 0.77 -> 0.71 of the read kernel; 8 ahead spill). */
 template <class L, typename T>
 __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
-    rk_cross_entropy_stream(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len)
+    rk_cross_entropy_stream(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len,
+                            int mean_slot)
 {
     RK_CLUSTER_GUARD(L)
     {
+        rk_release_dependents();
         rk_begin<L>();
         const long long row = warpred_row_id<L>();
         if (row >= rows) return;
@@ -998,8 +1103,10 @@ __global__ void __launch_bounds__(L::BLOCK, RK_MIN_BLOCKS(L))
             pair = rk_pair_allreduce<L>(m, s);
             best = warpred_row_allreduce<L>(best, warpred_op_argmax_num());
         }
-        if (warpred_row_rank<L>() == 0)
-            rk_ce_finish(in, len, targets[row], pair.max, pair.sum, best.index, loss, argmax, row);
+        const float l = warpred_row_rank<L>() == 0
+                            ? rk_ce_finish(in, len, targets[row], pair.max, pair.sum, best.index, loss, argmax, row)
+                            : 0.0f;
+        rk_mean_cell<L>(mean_slot, l);
     }
 }
 
@@ -1590,6 +1697,11 @@ template <class L, typename... Params> static size_t rk_stream_smem(void (*kerne
     return (size_t)(chunks * chunk < room ? chunks * chunk : room);
 }
 
+/* The blocks of the last launch and the threads of its rows (cross-entropy's mean: cells, one a
+   block, where a block or a cluster holds a row). */
+static long long rk_last_blocks;
+static int rk_last_row_threads;
+
 /* rows of the layout L: ceil(rows / ROWS_PER_BLOCK) blocks, or rows * cluster blocks in clusters;
    smem: dynamic shared memory a block. */
 template <class L, typename... Params, typename... Args>
@@ -1604,6 +1716,8 @@ static cudaError_t rk_launch_with(void (*kernel)(Params...), long long rows, int
     const long long blocks = L::CLUSTER > 1 ? rows * cluster : (rows + L::ROWS_PER_BLOCK - 1) / L::ROWS_PER_BLOCK;
     if (blocks < 1 || blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
     rk_note_where<L>(cluster);
+    rk_last_blocks = blocks;
+    rk_last_row_threads = L::THREADS;
     config.gridDim = dim3((unsigned)blocks);
     if (L::CLUSTER > 1) {
         attr.id = cudaLaunchAttributeClusterDimension;
@@ -1991,8 +2105,9 @@ template <typename T> struct rk_ce_run {
     int *argmax;
     long long rows;
     int len;
+    int mean_slot; /* -1: no mean in the launch */
     cudaStream_t stream;
-    template <class L> static void (*kernel(void))(const T *, const int *, float *, int *, long long, int)
+    template <class L> static void (*kernel(void))(const T *, const int *, float *, int *, long long, int, int)
     {
         if constexpr (rk_streamed<L>::value) return rk_cross_entropy_stream<typename rk_ce_layout<L>::type, T>;
         else
@@ -2004,7 +2119,7 @@ template <typename T> struct rk_ce_run {
     int streamed(int) const { return rk_balanced_cluster(rows, limit<rk_stream<T>>()); }
     template <class L> cudaError_t launch(int cluster) const
     {
-        return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, targets, loss, argmax, rows, len);
+        return rk_launch<L>(kernel<L>(), rows, cluster, stream, x, targets, loss, argmax, rows, len, mean_slot);
     }
     template <class P> cudaError_t go(int cluster) const
     {
@@ -2052,7 +2167,58 @@ static cudaError_t rk_rmsnorm(const T *x, const T *w, T *y, long long rows, int 
     return rk_by_length<T>(len, run);
 }
 
-/* loss[r] * (1 / rows), summed: the mean, by warpred_device_transform_reduce (fixed order). */
+/* How cross-entropy takes its mean: 0 its own kernels (rk_mean_of_cells or rk_mean_of_losses), a
+   programmatic dependent launch on sm_90+ (a plain launch before); 1 the same kernels, always a
+   plain launch; 2 a second reduction, warpred_device_transform_reduce over the losses. 0 unless a
+   benchmark or a test compares them. */
+static int rk_mean_mode;
+
+/* The slot of rk_mean_cells that a plan stands for: the first RK_MEAN_SLOTS plans get one each;
+   -1 for the others (their means take the losses). One host thread: not locked. */
+static int rk_mean_slot(const warpred_device_plan *plan)
+{
+    static const warpred_device_plan *plans[RK_MEAN_SLOTS];
+    static int count;
+    for (int i = 0; i < count; i++)
+        if (plans[i] == plan) return i;
+    if (count == RK_MEAN_SLOTS) return -1;
+    plans[count] = plan;
+    return count++;
+}
+
+/* A launch of the mean's kernel on stream, after the cross-entropy launch. */
+template <typename... Params, typename... Args>
+static cudaError_t rk_mean_go(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t stream,
+                              Args... args)
+{
+    cudaLaunchAttribute attr = {};
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(threads);
+    config.stream = stream;
+    if (rk_mean_mode == 0 && rk_facts().major >= 9) {
+        attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr.val.programmaticStreamSerializationAllowed = 1;
+        config.attrs = &attr;
+        config.numAttrs = 1;
+    }
+    return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+/* The mean of the launch just made: from its cells where it stored them, else from the losses
+   (blocks enough for 8 loads a thread, at most the plan's grid). */
+static cudaError_t rk_mean_launch(const warpred_device_plan *plan, int slot, const float *loss, long long rows,
+                                  float *mean, cudaStream_t stream)
+{
+    if (slot >= 0 && rk_last_row_threads > 32 && rk_last_blocks <= RK_MEAN_CELLS)
+        return rk_mean_go(rk_mean_of_cells, 1, RK_MEAN_THREADS, stream, slot, (int)rk_last_blocks, rows, mean);
+    const long long per_block = 8LL * RK_MEAN_LOSS_THREADS, want = (rows + per_block - 1) / per_block;
+    const unsigned blocks = want < (long long)plan->max_blocks ? (unsigned)want : plan->max_blocks;
+    return rk_mean_go(rk_mean_of_losses, blocks, RK_MEAN_LOSS_THREADS, stream, loss, rows, (float)(1.0 / (double)rows),
+                      plan->scratch, mean);
+}
+
+/* loss[r] * (1 / rows), summed: the mean by warpred_device_transform_reduce (rk_mean_mode 2). */
 struct rk_scaled {
     float s;
     __device__ float operator()(float x, size_t) const { return x * s; }
@@ -2062,10 +2228,13 @@ template <typename T>
 static cudaError_t rk_cross_entropy(const T *x, const int *targets, float *loss, int *argmax, long long rows, int len,
                                     const warpred_device_plan *plan, float *mean, cudaStream_t stream)
 {
-    if (rk_check_shape(x, rows, len) != cudaSuccess || !targets || !loss || !argmax) return cudaErrorInvalidValue;
-    const rk_ce_run<T> run = {x, targets, loss, argmax, rows, len, stream};
+    if (rk_check_shape(x, rows, len) != cudaSuccess || !targets || !loss || !argmax || (mean && !plan))
+        return cudaErrorInvalidValue;
+    const int slot = mean == NULL || rk_mean_mode == 2 ? -1 : rk_mean_slot(plan);
+    const rk_ce_run<T> run = {x, targets, loss, argmax, rows, len, slot, stream};
     cudaError_t err = rk_by_length<T>(len, run);
     if (err != cudaSuccess || mean == NULL) return err;
+    if (rk_mean_mode != 2) return rk_mean_launch(plan, slot, loss, rows, mean, stream);
     const rk_scaled scale = {(float)(1.0 / (double)rows)};
     return warpred_device_transform_reduce(plan, loss, (size_t)rows, mean, warpred_op_sum(), scale, stream);
 }
