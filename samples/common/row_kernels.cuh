@@ -828,8 +828,8 @@ __device__ __forceinline__ float rk_ce_finish(const T *in, int len, int target, 
        blocks), which thread 0 stores as the row ends; the mean's kernel is one block
        (rk_mean_of_cells);
      - rows of a warp or less: the losses themselves, loss[r] / rows, by a grid of blocks that meet
-       in warpred_grid_reduce (rk_mean_of_losses; a block reduction in each cross-entropy block,
-       for cells, measured slower there).
+       in warpred_grid_reduce (rk_mean_of_losses; a cell per block by a block reduction, or per
+       warp by warpred_warp_reduce, measured slower there: each warp then ends later).
    Cells: a slot per plan (rk_mean_slot: the plan stands for one launch at a time, as for
    warpred_device_reduce), RK_MEAN_CELLS blocks at most (more: the losses). */
 enum { RK_MEAN_SLOTS = 8, RK_MEAN_CELLS = 1 << 16, RK_MEAN_THREADS = 1024, RK_MEAN_LOSS_THREADS = 256 };
