@@ -862,42 +862,40 @@ template <class L> __device__ __forceinline__ void rk_mean_cell(int slot, float 
     }
 }
 
+/* This thread's part of n values: v[first + k * stride] * scale for k = 0, 1, ... added in turn,
+   8 loads at a time (read from L2: another kernel wrote them). */
+__device__ __forceinline__ float rk_strided_sum(const float *v, long long first, long long n, long long stride,
+                                                float scale)
+{
+    float acc = 0.0f;
+    for (long long i0 = first; i0 < n; i0 += 8 * stride) {
+        float u[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++) u[k] = i0 + k * stride < n ? __ldcg(v + i0 + k * stride) : 0.0f;
+#pragma unroll
+        for (int k = 0; k < 8; k++) acc += u[k] * scale;
+    }
+    return acc;
+}
+
 /* The mean from cells 0..cells-1 of the slot: thread t adds cells t, t + 1024, ... in turn, then
    the block's tree; divided by rows. */
 __global__ void __launch_bounds__(RK_MEAN_THREADS) rk_mean_of_cells(int slot, int cells, long long rows, float *mean)
 {
     rk_wait_for_primary();
-    const float *cell = rk_mean_cells[slot];
-    float acc = 0.0f;
-    for (int c0 = 0; c0 < cells; c0 += 8 * RK_MEAN_THREADS) {
-        float v[8];
-#pragma unroll
-        for (int k = 0; k < 8; k++) {
-            const int c = c0 + k * RK_MEAN_THREADS + (int)threadIdx.x;
-            v[k] = c < cells ? __ldcg(cell + c) : 0.0f;
-        }
-#pragma unroll
-        for (int k = 0; k < 8; k++) acc += v[k];
-    }
+    float acc = rk_strided_sum(rk_mean_cells[slot], threadIdx.x, cells, RK_MEAN_THREADS, 1.0f);
     acc = warpred_block_reduce<RK_MEAN_THREADS>(acc, warpred_op_sum());
     if (threadIdx.x == 0) *mean = (float)((double)acc / (double)rows);
 }
 
-/* The mean from the losses: thread i of the grid adds loss[i + k * threads] * inv in turn (8
-   loads at a time), and the grid's threads meet in warpred_grid_reduce. */
+/* The mean from the losses: thread i of the grid adds loss[i + k * threads] * inv in turn, and the
+   grid's threads meet in warpred_grid_reduce. */
 __global__ void __launch_bounds__(RK_MEAN_LOSS_THREADS)
     rk_mean_of_losses(const float *loss, long long rows, float inv, warpred_grid_scratch scratch, float *mean)
 {
     rk_wait_for_primary();
-    const long long stride = (long long)gridDim.x * RK_MEAN_LOSS_THREADS;
-    float acc = 0.0f;
-    for (long long i0 = blockIdx.x * (long long)RK_MEAN_LOSS_THREADS + threadIdx.x; i0 < rows; i0 += 8 * stride) {
-        float v[8];
-#pragma unroll
-        for (int k = 0; k < 8; k++) v[k] = i0 + k * stride < rows ? __ldcg(loss + i0 + k * stride) : 0.0f;
-#pragma unroll
-        for (int k = 0; k < 8; k++) acc += v[k] * inv;
-    }
+    const float acc = rk_strided_sum(loss, blockIdx.x * (long long)RK_MEAN_LOSS_THREADS + threadIdx.x, rows,
+                                     (long long)gridDim.x * RK_MEAN_LOSS_THREADS, inv);
     warpred_grid_reduce<RK_MEAN_LOSS_THREADS>(acc, warpred_op_sum(), scratch, mean);
 }
 
