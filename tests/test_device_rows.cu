@@ -2045,6 +2045,29 @@ static void test_ranges(void **state)
     wt_rows_plan_free(plan);
 }
 
+/* n random ints in [-10^6, 10^6] and their prefix sums (pre[i] = x[0] + ... + x[i - 1], n + 1 of
+   them), the exact reference of integer range sums. */
+static int *random_ints_with_prefix(size_t n, long long **pre)
+{
+    int *x = (int *)wt_host_alloc(n * sizeof(int));
+    *pre = (long long *)wt_host_alloc((n + 1) * sizeof(long long));
+    (*pre)[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (int)(wt_rand32() % 2000001) - 1000000;
+        (*pre)[i + 1] = (*pre)[i] + x[i];
+    }
+    return x;
+}
+
+/* The first range k whose sum got[k] is not pre[at + end[k]] - pre[at + begin[k]]; count if none. */
+static size_t first_wrong_range_sum(const long long *got, const long long *pre, size_t at, const size_t *begin,
+                                    const size_t *end, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        if (got[k] != pre[at + end[k]] - pre[at + begin[k]]) return k;
+    return count;
+}
+
 /* More long ranges than the plan's queue holds (WARPRED_ROWS_QUEUE), each of 17 to 22 chunks of
    WARPRED_ROWS_RANGE_CHUNK, so that the queued ones need more partials than the plan has (their
    owners then compute alone), all over one region (they overlap): int sums against prefix sums,
@@ -2081,11 +2104,8 @@ static void test_ranges_long_queue(void **state)
     p.d_end = rs.d_end;
     p.set = "long ranges, more than the queue and the partials hold";
     place(&p, cap, 1, 4);
-    int *xi = (int *)wt_host_alloc(cap * sizeof(int)), *d_xi = (int *)wt_dev_alloc(cap * sizeof(int));
-    long long *pre = (long long *)wt_host_alloc((cap + 1) * sizeof(long long));
-    for (size_t i = 0; i < cap; i++) xi[i] = (int)(wt_rand32() % 2000001) - 1000000;
-    pre[0] = 0;
-    for (size_t i = 0; i < cap; i++) pre[i + 1] = pre[i] + xi[i];
+    long long *pre;
+    int *xi = random_ints_with_prefix(cap, &pre), *d_xi = (int *)wt_dev_alloc(cap * sizeof(int));
     wt_to_dev(d_xi, xi, cap * sizeof(int));
     env e = env_make(plan, count);
     long long *got = (long long *)e.h_out;
@@ -2099,12 +2119,11 @@ static void test_ranges_long_queue(void **state)
                      return launch<KINDS_ALL>(pp, &p, d_xi + p.start, out, warpred_op_sum(), wt_short(), wt_short(), st,
                                               w);
                  });
-        for (size_t k = 0; k < count; k++) {
-            const long long want = pre[p.start + rs.end[k]] - pre[p.start + rs.begin[k]];
-            if (got[k] != want)
-                fail_msg("%s, strategy %s, range %zu of %zu (%zu elements): got %lld, expected %lld", describe(&p),
-                         range_strats[s].name, k, count, rs.end[k] - rs.begin[k], got[k], want);
-        }
+        const size_t k = first_wrong_range_sum(got, pre, p.start, rs.begin, rs.end, count);
+        if (k < count)
+            fail_msg("%s, strategy %s, range %zu of %zu (%zu elements): got %lld, expected %lld", describe(&p),
+                     range_strats[s].name, k, count, rs.end[k] - rs.begin[k], got[k],
+                     pre[p.start + rs.end[k]] - pre[p.start + rs.begin[k]]);
     }
     float *x = (float *)wt_host_alloc(cap * sizeof(float)), *d_x = (float *)wt_dev_alloc(cap * sizeof(float));
     fill_wide(x, cap);
@@ -2154,13 +2173,8 @@ static void test_ranges_beside_busy_kernel(void **state)
         begin[k] = wt_rand64() % (region - len);
         end[k] = begin[k] + len;
     }
-    int *x = (int *)wt_host_alloc(region * sizeof(int));
-    long long *pre = (long long *)wt_host_alloc((region + 1) * sizeof(long long));
-    pre[0] = 0;
-    for (size_t i = 0; i < region; i++) {
-        x[i] = (int)(wt_rand32() % 2000001) - 1000000;
-        pre[i + 1] = pre[i] + x[i];
-    }
+    long long *pre;
+    int *x = random_ints_with_prefix(region, &pre);
     int *d_x = (int *)wt_dev_copy(x, region * sizeof(int));
     size_t *d_begin = (size_t *)wt_dev_copy(begin, count * sizeof(size_t));
     size_t *d_end = (size_t *)wt_dev_copy(end, count * sizeof(size_t));
@@ -2186,13 +2200,11 @@ static void test_ranges_beside_busy_kernel(void **state)
             WT_CUDA(cudaStreamSynchronize(work));
             WT_CUDA(cudaStreamSynchronize(busy));
             wt_to_host(got, d_out, count * sizeof(long long));
-            for (size_t k = 0; k < count; k++) {
-                const long long want = pre[end[k]] - pre[begin[k]];
-                if (got[k] != want)
-                    fail_msg("%s %d of %d SMs held: range %zu of %zu (%zu elements): got %lld, expected %lld",
-                             beside ? "with" : "after a call with", held[h], sms, k, count, end[k] - begin[k], got[k],
-                             want);
-            }
+            const size_t k = first_wrong_range_sum(got, pre, 0, begin, end, count);
+            if (k < count)
+                fail_msg("%s %d of %d SMs held: range %zu of %zu (%zu elements): got %lld, expected %lld",
+                         beside ? "with" : "after a call with", held[h], sms, k, count, end[k] - begin[k], got[k],
+                         pre[end[k]] - pre[begin[k]]);
         }
     WT_CUDA(cudaStreamDestroy(busy));
     WT_CUDA(cudaStreamDestroy(work));
