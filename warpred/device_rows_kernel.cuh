@@ -183,11 +183,25 @@ template <typename A> struct warpred__rows_in_flight {
     enum { value = sizeof(A) <= 8 ? 4 : sizeof(A) <= 16 ? 2 : 1 };
 };
 
+/* Blocks an SM that the lanes kernel is compiled for (__launch_bounds__; registers a thread:
+   64 at 4 blocks, 80 at 3, 128 at 2), measured on an H200 over 2^26 floats or doubles: groups
+   of several lanes over floats or smaller, and doubles a warp a row, at 4 (float max and argmax
+   rows of 16 to 4096 elements up to 1.2x faster than at 3, sums as fast); doubles in groups
+   narrower than a warp at 3 (at 4: slower); a lane a row at 3, or 2 for doubles (at 4 they
+   spill). Accumulators above 8 bytes: 2 (one or two rows in flight need fewer registers). */
+template <int W, typename T, typename A> struct warpred__rows_lanes_blocks {
+    enum { value = sizeof(A) > 8 ? 2 : W == 1 ? (sizeof(T) > 4 ? 2 : 3) : sizeof(T) <= 4 || W == 32 ? 4 : 3 };
+};
+
 /* Groups of W lanes; group g takes rows g, g + G, ... (G groups in the grid), U at a time. Rows
    whose every start is 16 bytes aligned (`aligned`) are read in 16-byte loads, one per row in
-   flight per lane step (U together); others one element at a time. */
+   flight per lane step (U together); others one element at a time. A warp's groups of more
+   than one lane take their turns together (a group past the last row takes none), so that
+   every lane of the warp calls the trees: they shuffle with the whole warp's mask, without a
+   vote, and the U trees interleave. */
 template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
-__global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS,
+                                  warpred__rows_lanes_blocks<W, T, typename warpred_op_accumulator<Op, R>::type>::value)
     warpred__rows_lanes_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, bool aligned, O *out,
                                Op op, F f, G g)
 {
@@ -196,8 +210,10 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
     enum { U = warpred__rows_in_flight<A>::value, K = warpred__per_vector<T>::value };
     const size_t thread = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
     const size_t group = thread / W, groups = (size_t)gridDim.x * (WARPRED_ROWS_THREADS / W);
+    const size_t warp_group = W == 1 ? group : thread / 32 * (32 / W); /* the warp's first group (W = 1: no trees) */
     const unsigned q = threadIdx.x % W;
-    for (size_t r0 = group; r0 < rows; r0 += U * groups) {
+    for (size_t turn = warp_group; turn < rows; turn += U * groups) {
+        const size_t r0 = turn + (group - warp_group);
         A acc[U];
         const T *p[U];
         bool live[U];
@@ -205,7 +221,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
         for (int u = 0; u < U; u++) {
             acc[u] = Acc::start();
             live[u] = r0 + u * groups < rows;
-            p[u] = in + (live[u] ? r0 + u * groups : r0) * ld;
+            p[u] = in + (live[u] ? r0 + u * groups : 0) * ld;
         }
         if constexpr (K != 0) {
             if (aligned) {
@@ -237,7 +253,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
             }
         }
 #pragma unroll
-        for (int u = 0; u < U; u++) acc[u] = warpred_warp_reduce<W>(acc[u], op);
+        for (int u = 0; u < U; u++) acc[u] = warpred__warp_reduce_whole<false, W>(acc[u], op);
         if (q == 0)
 #pragma unroll
             for (int u = 0; u < U; u++)

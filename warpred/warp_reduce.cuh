@@ -84,11 +84,15 @@
    (three more, rarely, when a NaN or a zero is among the inputs). Figures against CUB and
    cooperative groups: docs/BENCHMARKS.md.
 
-   FOR THE LAYERS ABOVE  (block_reduce.cuh and warp_segmented.cuh call only these)
+   FOR THE LAYERS ABOVE  (block_reduce.cuh, warp_segmented.cuh and the rows' kernels use these)
      warpred__warp_reduce_prefix<Broadcast>(v, op, present, counted)  lanes 0..present-1 call,
          the values of lanes 0..counted-1 count (1 <= counted <= present <= 32); the result in
          lane 0 (Broadcast: in every calling lane). present == counted == 32 is
          warpred_warp_reduce / _allreduce; otherwise the _partial order above.
+     warpred__warp_reduce_whole<Broadcast, Width>(v, op)  every lane of the warp calls,
+         converged; each segment of Width lanes reduced as warpred_warp_reduce<Width>
+         (Broadcast: _allreduce<Width>) does, the same bits, without the vote on entry, so
+         that several calls in a row (a value each of several rows) interleave their trees.
      warpred__shfl<Kind>(mask, v, arg, width)  __shfl_down/xor/_sync of any value, member by
          member (Kind: WARPRED__SHFL_DOWN, _XOR, _IDX).
      warpred__segment_mask<Width>()  the lanes of the calling lane's segment of Width lanes.
@@ -241,6 +245,18 @@ __device__ __forceinline__ T warpred__down_tree_prefix(T v, Op op, int present, 
     r = W::settle(r, v, segment, warpred__first_lanes(counted) & segment);
     if constexpr (Broadcast) r = warpred__shfl<WARPRED__SHFL_IDX>(calling, r, 0, Width);
     return r;
+}
+
+/* Every lane of the warp calls, each segment of Width lanes reduced (see the manual): the
+   whole warp's mask, no vote, so that several calls in a row interleave their trees. (The
+   lanes need not be converged on entry: the first shuffle waits for all 32.) */
+template <bool Broadcast, int Width, typename T, typename Op>
+__device__ __forceinline__ T warpred__warp_reduce_whole(T v, Op op)
+{
+    (void)sizeof(warpred__check_width<Width>);
+    if constexpr (Width == 1 || !warpred__value_ok<T>()) return v;
+    else
+        return warpred__tree_steps < Width, Broadcast ? WARPRED__SHFL_XOR : WARPRED__SHFL_DOWN > (v, op, 0xffffffffu);
 }
 
 /* The entry point of the layers above (see the manual). */
