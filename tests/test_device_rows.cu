@@ -22,8 +22,8 @@
    short rows), AUTO's bits equal to those of one forced strategy, and the same bits on a second
    call.
    Columns (AUTO: the manual names no forced strategy for them): cols 1, 3, 32, 33, 1000 with 1,
-   5, 1000 and ~2^20 / cols rows, a tall 2^18 x 32 matrix, the same three layouts, a 4096 x 1024
-   byte matrix; the transform's index is the row.
+   5, 1000 and ~2^20 / cols rows, tall 2^18 x 32 and 2^21 x 4 matrices (parts folded in two
+   levels), the same three layouts, a 4096 x 1024 byte matrix; the transform's index is the row.
    Ranges (AUTO; LANES, BLOCK, CLUSTER and SPLIT refused or right): random (any order,
    overlapping, gaps, empty ones with end <= begin), uniform lengths 1..64, power-law lengths up
    to 10^5, one huge range among many empty ones, all empty but one, CSR offsets (ranges back to
@@ -298,20 +298,21 @@ template <typename T, typename Fn> static void each_row_shape(size_t max_elems, 
     }
 }
 
-/* Column shapes: cols 1, 3, 32, 33, 1000 with 1, 5, 1000 and max_elems / cols rows, then a tall
-   2^18 x 32 matrix (2^14 under the sanitizer). */
+/* Column shapes: cols 1, 3, 32, 33, 1000 with 1, 5, 1000 and max_elems / cols rows, then tall
+   matrices: 2^18 x 32 and 2^21 x 4 (2^14 x 32 and 2^17 x 4 under the sanitizer), whose parts
+   are folded in two levels (more than WARPRED__COLUMNS_FAN parts), also under the sanitizer. */
 template <typename T, typename Fn> static void each_column_shape(size_t max_elems, unsigned layouts, Fn fn)
 {
     const size_t K = per_vector<T>(), cap = columns_cap();
-    const size_t cols_list[] = {1, 3, 32, 33, 1000, 32};
+    const size_t cols_list[] = {1, 3, 32, 33, 1000, 32, 4};
     const size_t n_cols = sizeof cols_list / sizeof cols_list[0];
     for (size_t s = 0; s < n_cols; s++) {
         const size_t c = cols_list[s];
-        const int tall = s == n_cols - 1;
+        const int tall = s >= n_cols - 2;
         const size_t counts[] = {1, 5, 1000, max_elems / c};
         size_t previous = 0;
         for (int j = tall ? 3 : 0; j < 4; j++) {
-            size_t rows = tall ? (wt_quick() ? (size_t)1 << 14 : (size_t)1 << 18) : counts[j];
+            size_t rows = tall ? (wt_quick() ? (size_t)1 << 14 : (size_t)1 << 18) * (32 / c) : counts[j];
             if (rows * c > max_elems && !tall) rows = max_elems / c;
             if (rows == previous || rows == 0) continue;
             previous = rows;
@@ -733,8 +734,9 @@ static void check_family(const env *e, const problem *p, const typename Fam::T *
                         most ceil(n / 1024) + 1 of them) and the block's tree again;
      AUTO               the largest of LANES chosen, BLOCK and SPLIT (it picks one of them);
      columns            a thread adds every 8th row of its part at most (8 row lanes or more),
-                        the row lanes' tree (5 levels at most), the parts in sequence (at least
-                        64 rows per row lane each);
+                        the row lanes' tree (5 levels at most), then the parts (at least 64 rows
+                        per row lane each): a lane folds every 8th at most and the lanes' tree,
+                        in two levels beyond 16 parts (far below the n / 8 counted for the rows);
      ranges             a range of up to a tile window (32 J elements, J <= 16): at most J
                         elements a lane in sequence, the lanes' segmented scan (5 levels) and
                         the carry from the window before; a longer one: a chunk of at most

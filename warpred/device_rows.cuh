@@ -101,7 +101,8 @@
    Columns take no strategy (plan.strategy and plan.lanes are ignored): a column (16 bytes of
    columns where aligned) per thread, 32 or 256/X row lanes per
    block meeting in a shared-memory tree; tall matrices are cut in parts over blocks, whose
-   partials the column group's last block folds in part order (tickets in the scratch).
+   partials the column group's last block folds (its row lanes each every Y-th part in order,
+   then the same tree; tickets in the scratch).
    Ranges take AUTO only (plan.strategy WARPRED_ROWS_AUTO; plan.lanes is not read): a warp takes
    128 ranges at a time (fewer for large accumulators, and 32 when there are fewer such tiles
    than the GPU's resident warps, or 8 where tiles of 32 would be 1 to 2 a warp or fewer than a
@@ -560,12 +561,16 @@ static inline cudaError_t warpred__columns_launch(const warpred_rows_plan *plan,
     const size_t groups = (cols + C - 1) / C, tiles = (groups + X - 1) / X;
     const size_t resident = warpred__rows_resident<kernel>(plan);
     /* parts of the rows: about one block per resident block in all, each part at least 64 rows
-       per row lane, partials and tickets within the scratch */
+       per row lane; the parts' partials and their runs' values (WARPRED__COLUMNS_FAN parts a
+       run), and a ticket per tile and per run, within the scratch */
     size_t parts = (resident + tiles - 1) / tiles;
     const size_t most = rows / ((size_t)Y * 64);
     if (parts > most) parts = most;
-    if (parts > plan->scratch.capacity / cols) parts = plan->scratch.capacity / cols;
+    const size_t stride = warpred__columns_stride<C>(cols), fan = WARPRED__COLUMNS_FAN;
+    const size_t room = plan->scratch.capacity / stride; /* parts and runs */
+    if (parts + (parts + fan - 1) / fan > room) parts = room * fan / (fan + 1);
     if (parts > 65535) parts = 65535;
+    if (tiles * (1 + (parts + fan - 1) / fan) > plan->scratch.tickets) parts = plan->scratch.tickets / tiles - 1;
     if (tiles > plan->scratch.tickets || parts < 1) parts = 1;
     const size_t part_rows = (rows + parts - 1) / parts;
     parts = (rows + part_rows - 1) / part_rows;

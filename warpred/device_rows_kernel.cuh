@@ -386,11 +386,91 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
 
 /* ---- columns ---- */
 
+/* Partials of column groups: part p's value of column c at partials[p * stride + c], stride =
+   cols rounded up to whole groups of C, so that a group's C values lie together (16-byte
+   aligned where C values make whole 16-byte pieces). */
+template <int C> __host__ __device__ __forceinline__ size_t warpred__columns_stride(size_t cols)
+{
+    return (cols + C - 1) / C * C;
+}
+
+/* The C values of a column group at p into x (16-byte loads where they make whole pieces, else
+   value by value; through L2: other blocks wrote them). */
+template <int C, typename A> __device__ __forceinline__ void warpred__columns_load_group(A (&x)[C], const A *p)
+{
+    enum { BYTES = C * (int)sizeof(A) };
+    if constexpr (BYTES % 16 == 0) {
+        uint4 raw[BYTES / 16];
+#pragma unroll
+        for (int k = 0; k < BYTES / 16; k++) raw[k] = __ldcg((const uint4 *)p + k);
+        memcpy(x, raw, BYTES);
+    } else {
+#pragma unroll
+        for (int j = 0; j < C; j++) x[j] = warpred__load_cg(p + j);
+    }
+}
+
+/* Part lane `first` of `step` folds parts first, first + step, ... < parts of the column group
+   at `group` (each part's C values a stride apart) into acc, in that order, about 64 bytes of
+   loads in flight (a lane folds a few parts: the runs keep them few; more bytes cost the main
+   loop registers). Lanes with none keep acc. */
+template <int C, typename A, typename Op>
+__device__ __forceinline__ void warpred__columns_fold_parts(A (&acc)[C], const A *group, size_t stride, unsigned first,
+                                                            unsigned step, unsigned parts, Op op)
+{
+    enum { BYTES = C * (int)sizeof(A), B = BYTES <= 16 ? 4 : BYTES <= 32 ? 2 : 1 };
+    for (unsigned p0 = first; p0 < parts; p0 += B * step) {
+        A x[B][C];
+#pragma unroll
+        for (int b = 0; b < B; b++)
+            if (p0 + b * step < parts) warpred__columns_load_group<C>(x[b], group + (size_t)(p0 + b * step) * stride);
+#pragma unroll
+        for (int b = 0; b < B; b++)
+            if (p0 + b * step < parts)
+#pragma unroll
+                for (int j = 0; j < C; j++) acc[j] = p0 + b * step == first ? x[b][j] : op(acc[j], x[b][j]);
+    }
+}
+
+/* The Y lanes of each column group (thread (x, y): threadIdx.x = y * X + x) meet: a pairwise
+   tree in shared memory, the result in lane y = 0. */
+template <int X, int C, typename A, typename Op>
+__device__ __forceinline__ void warpred__columns_meet(A (&acc)[C], A *cells, unsigned x, unsigned y, Op op)
+{
+    enum { Y = WARPRED_ROWS_THREADS / X };
+#pragma unroll
+    for (int j = 0; j < C; j++) cells[(y * X + x) * C + j] = acc[j];
+    for (unsigned h = Y / 2; h >= 1; h /= 2) {
+        __syncthreads();
+        if (y < h)
+#pragma unroll
+            for (int j = 0; j < C; j++) {
+                acc[j] = op(acc[j], cells[((y + h) * X + x) * C + j]);
+                cells[(y * X + x) * C + j] = acc[j];
+            }
+    }
+}
+
+/* Parts a run that one block folds (the columns kernel's partials are folded in two levels
+   beyond one run). */
+enum { WARPRED__COLUMNS_FAN = 16 };
+
+/* After this block's partials are stored: its ticket on counter (acquire-release, by thread 0),
+   true in every thread of the block that takes ticket of - 1 (the last of `of`). */
+__device__ __forceinline__ bool warpred__columns_last(unsigned *counter, unsigned of, unsigned *flag)
+{
+    __syncthreads(); /* every partial of this block stored before thread 0 takes the ticket */
+    if (threadIdx.x == 0) *flag = warpred__ticket(counter) == of - 1;
+    __syncthreads();
+    return *flag != 0;
+}
+
 /* A block covers X column groups (of K columns each when 16-byte loads fit, else of one) and
    256 / X row lanes; block (x, y) of the grid takes column groups [x * X, x * X + X) over the
    rows of its y-th part (rows / gridDim.y of them). Each thread folds its rows in turn, the
    row lanes meet in shared memory (a tree over the lanes), and with several parts the column
-   group's last block folds the parts' partials in order. */
+   group's last block folds the parts' partials: lane y takes parts y, y + Y, ... of each
+   thread's columns in order, and the part lanes meet in the same tree. */
 template <int X, int C, typename T, typename R, typename Op, typename F, typename O, typename G>
 __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
     warpred__columns_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, size_t part_rows,
@@ -449,18 +529,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
             for (; r < r_end; r += Y) Acc::absorb(op, acc[0], f(in[r * ld + c0], r));
         }
     }
-    /* row lanes y = 0 .. Y-1 of each column meet: a pairwise tree in shared memory */
-#pragma unroll
-    for (int j = 0; j < C; j++) cells[(y * X + x) * C + j] = acc[j];
-    for (unsigned h = Y / 2; h >= 1; h /= 2) {
-        __syncthreads();
-        if (y < h)
-#pragma unroll
-            for (int j = 0; j < C; j++) {
-                acc[j] = op(acc[j], cells[((y + h) * X + x) * C + j]);
-                cells[(y * X + x) * C + j] = acc[j];
-            }
-    }
+    warpred__columns_meet<X>(acc, cells, x, y, op);
     if (gridDim.y == 1) {
         if (y == 0)
 #pragma unroll
@@ -468,36 +537,45 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
                 if (c0 + j < cols) warpred__rows_store<Acc>(out, c0 + j, acc[j], g);
         return;
     }
-    /* several parts: partials[part * cols + column], the column group's last block folds them:
-       thread t takes column t % TC of the tile and parts t / TC, t / TC + P, ... in order, then
-       the P part lanes meet in a tree as the row lanes did */
+    /* several parts: each block's partials (a whole group's C values, those past cols too, so
+       that a folding block reads only stored values); the last block of each run of
+       WARPRED__COLUMNS_FAN parts folds the run's partials into the run's value, and the last
+       run's folding block folds the runs' values (one run: the parts' partials directly), so
+       that no block reads more than about FAN parts' worth while the others wait */
     A *partials = (A *)s.partials;
+    const size_t stride = warpred__columns_stride<C>(cols);
+    const unsigned parts = gridDim.y, runs = (parts + WARPRED__COLUMNS_FAN - 1) / WARPRED__COLUMNS_FAN;
+    if (y == 0 && c0 < cols)
+#pragma unroll
+        for (int j = 0; j < C; j++) partials[blockIdx.y * stride + c0 + j] = acc[j];
+    if (runs > 1) {
+        const unsigned run = blockIdx.y / WARPRED__COLUMNS_FAN, first = run * WARPRED__COLUMNS_FAN;
+        const unsigned n = parts - first < WARPRED__COLUMNS_FAN ? parts - first : WARPRED__COLUMNS_FAN;
+        unsigned *run_counter = &s.counters[gridDim.x + (size_t)blockIdx.x * runs + run];
+        if (!warpred__columns_last(run_counter, n, &last_part)) return;
+#pragma unroll
+        for (int j = 0; j < C; j++) acc[j] = Acc::start();
+        if (c0 < cols) warpred__columns_fold_parts<C>(acc, partials + first * stride + c0, stride, y, Y, n, op);
+        warpred__columns_meet<X>(acc, cells, x, y, op);
+        A *run_values = partials + (size_t)parts * stride;
+        if (y == 0 && c0 < cols)
+#pragma unroll
+            for (int j = 0; j < C; j++) run_values[run * stride + c0 + j] = acc[j];
+        if (threadIdx.x == 0) *run_counter = 0;
+        partials = run_values;
+    }
+    if (!warpred__columns_last(&s.counters[blockIdx.x], runs > 1 ? runs : parts, &last_part)) return;
+#pragma unroll
+    for (int j = 0; j < C; j++) acc[j] = Acc::start();
+    if (c0 < cols) warpred__columns_fold_parts<C>(acc, partials + c0, stride, y, Y, runs > 1 ? runs : parts, op);
+    warpred__columns_meet<X>(acc, cells, x, y, op);
     if (y == 0)
 #pragma unroll
         for (int j = 0; j < C; j++)
-            if (c0 + j < cols) partials[blockIdx.y * cols + c0 + j] = acc[j];
-    __syncthreads(); /* every partial of this block stored before thread 0 takes the ticket */
-    if (threadIdx.x == 0) last_part = warpred__ticket(&s.counters[blockIdx.x]) == gridDim.y - 1;
-    __syncthreads();
-    if (!last_part) return;
-    enum { TC = X * C, P = WARPRED_ROWS_THREADS / TC };
-    const unsigned cc = threadIdx.x % TC, p = threadIdx.x / TC;
-    const size_t col = (size_t)blockIdx.x * TC + cc;
-    A t = Acc::start();
-    if (col < cols && p < gridDim.y)
-        t = warpred__rows_fold_strided<Acc>(partials + p * cols + col, (size_t)(gridDim.y - 1 - p) * cols + 1, 0,
-                                            (unsigned)(P * cols), op);
-    cells[p * TC + cc] = t;
-    for (unsigned h = P / 2; h >= 1; h /= 2) {
-        __syncthreads();
-        if (p < h) {
-            t = op(t, cells[(p + h) * TC + cc]);
-            cells[p * TC + cc] = t;
-        }
-    }
-    if (p == 0 && col < cols) warpred__rows_store<Acc>(out, col, t, g);
+            if (c0 + j < cols) warpred__rows_store<Acc>(out, c0 + j, acc[j], g);
     if (threadIdx.x == 0) s.counters[blockIdx.x] = 0;
 }
+
 
 /* ---- ranges ---- */
 
