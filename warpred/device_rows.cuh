@@ -99,10 +99,11 @@
                             row's ticket, the row's last block folds the partials in chunk
                             order. AUTO: fewer rows still. At most WARPRED_ROWS_TICKETS rows.
    Columns take no strategy (plan.strategy and plan.lanes are ignored): a column (16 bytes of
-   columns where aligned) per thread, 32 or 256/X row lanes per
-   block meeting in a shared-memory tree; tall matrices are cut in parts over blocks, whose
-   partials the column group's last block folds (its row lanes each every Y-th part in order,
-   then the same tree; tickets in the scratch).
+   columns where aligned) per thread, a block a tile of up to 32 such groups (tiles as even as
+   they can be) and Y = 256 / (the tile's groups) row lanes meeting in a shared-memory tree;
+   tall matrices are cut in parts over blocks, whose partials are folded in runs of 16 parts,
+   then the runs (a folding block's row lanes each every Y-th part in order, then the same
+   tree; tickets in the scratch).
    Ranges take AUTO only (plan.strategy WARPRED_ROWS_AUTO; plan.lanes is not read): a warp takes
    128 ranges at a time (fewer for large accumulators, and 32 when there are fewer such tiles
    than the GPU's resident warps, or 8 where tiles of 32 would be 1 to 2 a warp or fewer than a
@@ -552,19 +553,27 @@ static inline cudaError_t warpred_device_reduce_rows(const warpred_rows_plan *pl
 
 /* ---- columns ---- */
 
-template <int X, int C, typename T, typename R, typename Op, typename F, typename O, typename G>
-static inline cudaError_t warpred__columns_launch(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
-                                                  size_t ld, O *out, Op op, F f, G g, cudaStream_t stream)
+/* Tiles of at most `widest` column groups, as even as they can be (a tile of a few groups beside
+   full ones would leave most of its blocks' threads idle): X groups a tile, X <= widest. */
+static inline unsigned warpred__columns_tile(size_t groups, unsigned widest)
 {
-    enum { Y = WARPRED_ROWS_THREADS / X };
-    constexpr auto kernel = warpred__columns_kernel<X, C, T, R, Op, F, O, G>;
-    const size_t groups = (cols + C - 1) / C, tiles = (groups + X - 1) / X;
+    const size_t tiles = (groups + widest - 1) / widest;
+    return (unsigned)((groups + tiles - 1) / tiles);
+}
+
+template <int XC, int C, typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__columns_launch(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
+                                                  size_t ld, size_t groups, unsigned X, O *out, Op op, F f, G g,
+                                                  cudaStream_t stream)
+{
+    constexpr auto kernel = warpred__columns_kernel<XC, C, T, R, Op, F, O, G>;
+    const size_t Y = WARPRED_ROWS_THREADS / X, tiles = (groups + X - 1) / X;
     const size_t resident = warpred__rows_resident<kernel>(plan);
     /* parts of the rows: about one block per resident block in all, each part at least 64 rows
        per row lane; the parts' partials and their runs' values (WARPRED__COLUMNS_FAN parts a
        run), and a ticket per tile and per run, within the scratch */
     size_t parts = (resident + tiles - 1) / tiles;
-    const size_t most = rows / ((size_t)Y * 64);
+    const size_t most = rows / (Y * 64);
     if (parts > most) parts = most;
     const size_t stride = warpred__columns_stride<C>(cols), fan = WARPRED__COLUMNS_FAN;
     const size_t room = plan->scratch.capacity / stride; /* parts and runs */
@@ -575,9 +584,9 @@ static inline cudaError_t warpred__columns_launch(const warpred_rows_plan *plan,
     const size_t part_rows = (rows + parts - 1) / parts;
     parts = (rows + part_rows - 1) / part_rows;
     if (tiles > 0x7fffffffu) return cudaErrorInvalidValue;
-    return warpred__rows_launch<const T *, size_t, size_t, size_t, size_t, warpred__rows_scratch, O *, Op, F, G>(
-        (const void *)kernel, dim3((unsigned)tiles, (unsigned)parts), in, rows, cols, ld, part_rows, plan->scratch, out,
-        op, f, g, stream);
+    return warpred__rows_launch<const T *, size_t, size_t, size_t, unsigned, size_t, warpred__rows_scratch, O *, Op, F,
+                                G>((const void *)kernel, dim3((unsigned)tiles, (unsigned)parts), in, rows, cols, ld, X,
+                                   part_rows, plan->scratch, out, op, f, g, stream);
 }
 
 template <typename T, typename R, typename Op, typename F, typename O, typename G>
@@ -608,12 +617,18 @@ static inline cudaError_t warpred__reduce_columns(const warpred_rows_plan *plan,
         const bool vectors = C > 1 && (size_t)in % 16 == 0 && ld * sizeof(T) % 16 == 0;
         const size_t groups = vectors ? (cols + C - 1) / C : cols;
         enum { WIDE = 32 * C <= WARPRED_ROWS_THREADS ? 32 : WARPRED_ROWS_THREADS / C }; /* a tile: <= 256 columns */
+        /* full tiles with X known at compile time; other widths (narrow matrices, uneven
+           tiles) with X a run-time value */
+        const unsigned X = warpred__columns_tile(groups, vectors ? WIDE : 32);
         if (vectors)
-            err = groups >= 32 ? warpred__columns_launch<WIDE, C, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream)
-                               : warpred__columns_launch<8, C, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream);
+            err =
+                X == WIDE
+                    ? warpred__columns_launch<WIDE, C, T, R>(plan, in, rows, cols, ld, groups, X, out, op, f, g, stream)
+                    : warpred__columns_launch<0, C, T, R>(plan, in, rows, cols, ld, groups, X, out, op, f, g, stream);
         else
-            err = groups >= 32 ? warpred__columns_launch<32, 1, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream)
-                               : warpred__columns_launch<8, 1, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream);
+            err = X == 32
+                      ? warpred__columns_launch<32, 1, T, R>(plan, in, rows, cols, ld, groups, X, out, op, f, g, stream)
+                      : warpred__columns_launch<0, 1, T, R>(plan, in, rows, cols, ld, groups, X, out, op, f, g, stream);
         return warpred__rows_done(err, why);
     }
 }

@@ -432,17 +432,24 @@ __device__ __forceinline__ void warpred__columns_fold_parts(A (&acc)[C], const A
     }
 }
 
-/* The Y lanes of each column group (thread (x, y): threadIdx.x = y * X + x) meet: a pairwise
-   tree in shared memory, the result in lane y = 0. */
-template <int X, int C, typename A, typename Op>
-__device__ __forceinline__ void warpred__columns_meet(A (&acc)[C], A *cells, unsigned x, unsigned y, Op op)
+/* The Y lanes of each column group (thread (x, y): threadIdx.x = y * X + x; threads past X * Y
+   take no part) meet: a pairwise tree in shared memory (lane y takes lane y + h, h the powers of
+   two below Y, falling), the result in lane y = 0. YC: Y when known at compile time (a power of
+   two), else 0. */
+template <int YC, int C, typename A, typename Op>
+__device__ __forceinline__ void warpred__columns_meet(A (&acc)[C], A *cells, unsigned x, unsigned y, unsigned X,
+                                                      unsigned Y, Op op)
 {
-    enum { Y = WARPRED_ROWS_THREADS / X };
+    if (YC || y < Y)
 #pragma unroll
-    for (int j = 0; j < C; j++) cells[(y * X + x) * C + j] = acc[j];
-    for (unsigned h = Y / 2; h >= 1; h /= 2) {
+        for (int j = 0; j < C; j++) cells[(y * X + x) * C + j] = acc[j];
+    unsigned h = YC / 2;
+    if (!YC && Y > 1)
+        for (h = 1; 2 * h < Y;) h *= 2;
+#pragma unroll
+    for (; h >= 1; h /= 2) {
         __syncthreads();
-        if (y < h)
+        if (y < h && (YC || y + h < Y))
 #pragma unroll
             for (int j = 0; j < C; j++) {
                 acc[j] = op(acc[j], cells[((y + h) * X + x) * C + j]);
@@ -465,31 +472,33 @@ __device__ __forceinline__ bool warpred__columns_last(unsigned *counter, unsigne
     return *flag != 0;
 }
 
-/* A block covers X column groups (of K columns each when 16-byte loads fit, else of one) and
-   256 / X row lanes; block (x, y) of the grid takes column groups [x * X, x * X + X) over the
-   rows of its y-th part (rows / gridDim.y of them). Each thread folds its rows in turn, the
-   row lanes meet in shared memory (a tree over the lanes), and with several parts the column
-   group's last block folds the parts' partials: lane y takes parts y, y + Y, ... of each
-   thread's columns in order, and the part lanes meet in the same tree. */
-template <int X, int C, typename T, typename R, typename Op, typename F, typename O, typename G>
+/* A block covers X column groups (of K columns each when 16-byte loads fit, else of one; X <=
+   WARPRED_ROWS_THREADS, chosen by the host, XC if not 0) and Y = 256 / X row lanes; block (x, y) of the grid
+   takes column groups [x * X, x * X + X) over the rows of its y-th part (rows / gridDim.y of
+   them). Each thread folds its rows in turn, the row lanes meet in shared memory (a tree over
+   the lanes), and with several parts the partials are folded: lane y takes parts y, y + Y, ...
+   of each thread's columns in order, and the part lanes meet in the same tree. */
+template <int XC, int C, typename T, typename R, typename Op, typename F, typename O, typename G>
 __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
-    warpred__columns_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, size_t part_rows,
-                            warpred__rows_scratch s, O *out, Op op, F f, G g)
+    warpred__columns_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, unsigned x_groups,
+                            size_t part_rows, warpred__rows_scratch s, O *out, Op op, F f, G g)
 {
+    /* XC: X known at compile time (the full tiles of wide matrices: the divisions and the
+       addressing folded, fewer registers), or 0: X = x_groups */
+    const unsigned X = XC ? (unsigned)XC : x_groups;
     typedef warpred_op_accumulator<Op, R> Acc;
     typedef typename Acc::type A;
-    enum { Y = WARPRED_ROWS_THREADS / X, U = 8 };
-    static_assert(X * C <= WARPRED_ROWS_THREADS, "warpred: a column tile holds at most one column per thread");
+    enum { U = 8 };
     __shared__ A cells[WARPRED_ROWS_THREADS * C];
     __shared__ unsigned last_part;
-    const unsigned x = threadIdx.x % X, y = threadIdx.x / X;
+    const unsigned x = threadIdx.x % X, y = threadIdx.x / X, Y = WARPRED_ROWS_THREADS / X;
     const size_t c0 = ((size_t)blockIdx.x * X + x) * C; /* this thread's first column */
     const size_t r_begin = (size_t)blockIdx.y * part_rows;
     const size_t r_end = r_begin + part_rows < rows ? r_begin + part_rows : rows;
     A acc[C];
 #pragma unroll
     for (int j = 0; j < C; j++) acc[j] = Acc::start();
-    if (c0 < cols) {
+    if (c0 < cols && y < Y) {
         size_t r = r_begin + y;
         if constexpr (C > 1) {
             if (c0 + C <= cols) { /* a whole 16-byte group: the host checked its alignment */
@@ -529,7 +538,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
             for (; r < r_end; r += Y) Acc::absorb(op, acc[0], f(in[r * ld + c0], r));
         }
     }
-    warpred__columns_meet<X>(acc, cells, x, y, op);
+    warpred__columns_meet<XC ? WARPRED_ROWS_THREADS / XC : 0>(acc, cells, x, y, X, Y, op);
     if (gridDim.y == 1) {
         if (y == 0)
 #pragma unroll
@@ -555,8 +564,9 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
         if (!warpred__columns_last(run_counter, n, &last_part)) return;
 #pragma unroll
         for (int j = 0; j < C; j++) acc[j] = Acc::start();
-        if (c0 < cols) warpred__columns_fold_parts<C>(acc, partials + first * stride + c0, stride, y, Y, n, op);
-        warpred__columns_meet<X>(acc, cells, x, y, op);
+        if (c0 < cols && y < Y)
+            warpred__columns_fold_parts<C>(acc, partials + first * stride + c0, stride, y, Y, n, op);
+        warpred__columns_meet<XC ? WARPRED_ROWS_THREADS / XC : 0>(acc, cells, x, y, X, Y, op);
         A *run_values = partials + (size_t)parts * stride;
         if (y == 0 && c0 < cols)
 #pragma unroll
@@ -567,8 +577,9 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
     if (!warpred__columns_last(&s.counters[blockIdx.x], runs > 1 ? runs : parts, &last_part)) return;
 #pragma unroll
     for (int j = 0; j < C; j++) acc[j] = Acc::start();
-    if (c0 < cols) warpred__columns_fold_parts<C>(acc, partials + c0, stride, y, Y, runs > 1 ? runs : parts, op);
-    warpred__columns_meet<X>(acc, cells, x, y, op);
+    if (c0 < cols && y < Y)
+        warpred__columns_fold_parts<C>(acc, partials + c0, stride, y, Y, runs > 1 ? runs : parts, op);
+    warpred__columns_meet<XC ? WARPRED_ROWS_THREADS / XC : 0>(acc, cells, x, y, X, Y, op);
     if (y == 0)
 #pragma unroll
         for (int j = 0; j < C; j++)
