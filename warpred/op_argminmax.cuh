@@ -96,10 +96,11 @@ __device__ __forceinline__ bool warpred__arg_wins(const warpred_arg<T, I> &a, co
     if constexpr (warpred__is_integer<T>::value) {
         if (a.value != b.value) return IsMax ? a.value > b.value : a.value < b.value;
     } else {
-        /* The common cases first, with plain compares: different numbers, or the same bits (a
-           tie). What is left involves a NaN or a -0/+0 pair and takes the full rule below. */
-        if (a.value > b.value) return IsMax;
-        if (a.value < b.value) return !IsMax;
+        /* The common cases first, with plain compares: different numbers (one test, the
+           answer a select), or the same bits (a tie). What is left involves a NaN or a -0/+0
+           pair and takes the full rule below. */
+        const bool gt = a.value > b.value;
+        if (gt || a.value < b.value) return gt == IsMax;
         typedef warpred__float_bits<T> B;
         if (B::bits(a.value) == B::bits(b.value)) return (UI)a.index < (UI)b.index;
         const bool a_nan = warpred__isnan(a.value), b_nan = warpred__isnan(b.value);
