@@ -227,8 +227,12 @@ static const size_t LONG_ROW = ((size_t)1 << 20) + 5;
 /* Elements of the buffer behind every row and column shape (a multiple of 16). */
 static size_t shapes_cap(void) { return wt_quick() ? ((size_t)1 << 17) : ((size_t)1 << 21) + ((size_t)1 << 16); }
 
-/* The buffer behind the column shapes: the tall 2^18 x 32 matrix with an ld of up to 35. */
-static size_t columns_cap(void) { return wt_quick() ? ((size_t)1 << 20) : ((size_t)36 << 18) + ((size_t)1 << 16); }
+/* The buffer behind the column shapes: the tall 2^18 x 32 matrix with an ld of up to 35 (under
+   the sanitizer: 2^16 x 32, and 2^19 x 4 dense, whose parts need two levels). */
+static size_t columns_cap(void)
+{
+    return wt_quick() ? ((size_t)1 << 21) + ((size_t)1 << 16) : ((size_t)36 << 18) + ((size_t)1 << 16);
+}
 
 /* A budget of elements per shape: the rows are cut to fit (the long row keeps its 1 and 2). */
 static size_t budget(int shift) { return wt_quick() ? (size_t)1 << (shift < 16 ? shift : 16) : (size_t)1 << shift; }
@@ -299,8 +303,10 @@ template <typename T, typename Fn> static void each_row_shape(size_t max_elems, 
 }
 
 /* Column shapes: cols 1, 3, 32, 33, 1000 with 1, 5, 1000 and max_elems / cols rows, then tall
-   matrices: 2^18 x 32 and 2^21 x 4 (2^14 x 32 and 2^17 x 4 under the sanitizer), whose parts
-   are folded in two levels (more than WARPRED__COLUMNS_FAN parts), also under the sanitizer. */
+   matrices: 2^18 x 32 and 2^21 x 4, whose parts are folded in two levels (more than
+   WARPRED__COLUMNS_FAN parts: at least 17 x 64 row lanes' worth of rows); under the sanitizer
+   2^16 x 32 and 2^19 x 4 (two levels with 16-byte groups of partials too), under racecheck
+   2^14 x 32 and 2^17 x 4 (two levels where rows are not 16-byte aligned). */
 template <typename T, typename Fn> static void each_column_shape(size_t max_elems, unsigned layouts, Fn fn)
 {
     const size_t K = per_vector<T>(), cap = columns_cap();
@@ -312,7 +318,8 @@ template <typename T, typename Fn> static void each_column_shape(size_t max_elem
         const size_t counts[] = {1, 5, 1000, max_elems / c};
         size_t previous = 0;
         for (int j = tall ? 3 : 0; j < 4; j++) {
-            size_t rows = tall ? (wt_quick() ? (size_t)1 << 14 : (size_t)1 << 18) * (32 / c) : counts[j];
+            const int tall_shift = wt_quick_level() == 2 ? 14 : wt_quick() ? 16 : 18;
+            size_t rows = tall ? ((size_t)1 << tall_shift) * (32 / c) : counts[j];
             if (rows * c > max_elems && !tall) rows = max_elems / c;
             if (rows == previous || rows == 0) continue;
             previous = rows;

@@ -99,8 +99,9 @@
                             row's ticket, the row's last block folds the partials in chunk
                             order. AUTO: fewer rows still. At most WARPRED_ROWS_TICKETS rows.
    Columns take no strategy (plan.strategy and plan.lanes are ignored): a column (16 bytes of
-   columns where aligned) per thread, a block a tile of up to 32 such groups (tiles as even as
-   they can be) and Y = 256 / (the tile's groups) row lanes meeting in a shared-memory tree;
+   columns where aligned) per thread, a block a tile of up to 32 such groups (16 for 1-byte
+   elements; tiles as even as they can be) and Y = 256 / (the tile's groups) row lanes, rounded
+   down (the threads left over idle), meeting in a shared-memory tree;
    tall matrices are cut in parts over blocks, whose partials are folded in runs of 16 parts,
    then the runs (a folding block's row lanes each every Y-th part in order, then the same
    tree; tickets in the scratch).
@@ -164,7 +165,7 @@ typedef enum warpred_rows_strategy {
 enum {
     WARPRED_ROWS_CLUSTER_BLOCKS = 8, /* blocks per cluster of WARPRED_ROWS_CLUSTER */
     WARPRED_ROWS_PARTIALS = 1 << 16, /* partials in a plan's scratch */
-    WARPRED_ROWS_TICKETS = 1 << 16   /* slices split over blocks at once (rows; column groups) */
+    WARPRED_ROWS_TICKETS = 1 << 16   /* tickets: rows split over blocks, column tiles and their runs of parts */
 };
 
 static_assert((int)WARPRED_ROWS_PARTIALS <= (int)WARPRED_ROWS_QUEUE,
@@ -570,17 +571,23 @@ static inline cudaError_t warpred__columns_launch(const warpred_rows_plan *plan,
     const size_t Y = WARPRED_ROWS_THREADS / X, tiles = (groups + X - 1) / X;
     const size_t resident = warpred__rows_resident<kernel>(plan);
     /* parts of the rows: about one block per resident block in all, each part at least 64 rows
-       per row lane; the parts' partials and their runs' values (WARPRED__COLUMNS_FAN parts a
-       run), and a ticket per tile and per run, within the scratch */
+       per row lane; within the scratch the parts' partials, and beyond WARPRED__COLUMNS_FAN
+       parts the runs' values (a run: FAN parts) and a ticket per run beside each tile's */
     size_t parts = (resident + tiles - 1) / tiles;
     const size_t most = rows / (Y * 64);
     if (parts > most) parts = most;
     const size_t stride = warpred__columns_stride<C>(cols), fan = WARPRED__COLUMNS_FAN;
-    const size_t room = plan->scratch.capacity / stride; /* parts and runs */
-    if (parts + (parts + fan - 1) / fan > room) parts = room * fan / (fan + 1);
+    const size_t room = plan->scratch.capacity / stride; /* partials and runs' values */
+    if (parts > fan && parts + (parts + fan - 1) / fan > room) parts = room > fan ? room * fan / (fan + 1) : room;
+    else if (parts > room)
+        parts = room;
     if (parts > 65535) parts = 65535;
-    if (tiles * (1 + (parts + fan - 1) / fan) > plan->scratch.tickets) parts = plan->scratch.tickets / tiles - 1;
-    if (tiles > plan->scratch.tickets || parts < 1) parts = 1;
+    if (tiles > plan->scratch.tickets) parts = 1;
+    else if (parts > fan) {
+        const size_t per = plan->scratch.tickets / tiles; /* a tile's own ticket and its runs' */
+        if (1 + (parts + fan - 1) / fan > per) parts = per >= 2 ? fan * (per - 1) : fan;
+    }
+    if (parts < 1) parts = 1;
     const size_t part_rows = (rows + parts - 1) / parts;
     parts = (rows + part_rows - 1) / part_rows;
     if (tiles > 0x7fffffffu) return cudaErrorInvalidValue;

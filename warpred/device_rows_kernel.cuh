@@ -39,8 +39,8 @@ enum {
     WARPRED_ROWS_QUEUE = 1 << 16        /* chunks of long ranges that every warp can take, at once */
 };
 
-/* The scratch of a plan. counters: [0, counters) per-slice tickets, zero between launches (the
-   last user of each sets it back); then WARPRED__ROWS_WORDS words of the ranges queue.
+/* The scratch of a plan. counters: [0, counters) tickets (a split row's, a column tile's and its
+   runs of parts'), zero between launches (the last user of each sets it back); then WARPRED__ROWS_WORDS words of the ranges queue.
    partials: `capacity` values of up to value_bytes each. queue: WARPRED_ROWS_QUEUE entries, one
    per queued chunk (entry c: chunk c's range), so that a chunk's number leads to its range in one
    read. */
@@ -197,8 +197,8 @@ template <int W, typename T, typename A> struct warpred__rows_lanes_blocks {
    whose every start is 16 bytes aligned (`aligned`) are read in 16-byte loads, one per row in
    flight per lane step (U together); others one element at a time. A warp's groups of more
    than one lane take their turns together (a group past the last row takes none), so that
-   every lane of the warp calls the trees: they shuffle with the whole warp's mask, without a
-   vote, and the U trees interleave. */
+   every lane of the warp calls the trees: they shuffle with the whole warp's mask, without an
+   __activemask() vote first, and the U trees interleave. */
 template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
 __global__ void __launch_bounds__(WARPRED_ROWS_THREADS,
                                   warpred__rows_lanes_blocks<W, T, typename warpred_op_accumulator<Op, R>::type>::value)

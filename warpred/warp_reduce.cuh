@@ -89,10 +89,11 @@
          the values of lanes 0..counted-1 count (1 <= counted <= present <= 32); the result in
          lane 0 (Broadcast: in every calling lane). present == counted == 32 is
          warpred_warp_reduce / _allreduce; otherwise the _partial order above.
-     warpred__warp_reduce_whole<Broadcast, Width>(v, op)  every lane of the warp calls,
-         converged; each segment of Width lanes reduced as warpred_warp_reduce<Width>
-         (Broadcast: _allreduce<Width>) does, the same bits, without the vote on entry, so
-         that several calls in a row (a value each of several rows) interleave their trees.
+     warpred__warp_reduce_whole<Broadcast, Width>(v, op)  all 32 lanes of the warp call (the
+         first shuffle waits for them); each segment of Width lanes is reduced as
+         warpred_warp_reduce<Width> (Broadcast: _allreduce<Width>) does, the same bits, without
+         its __activemask() vote on entry, so that several calls in a row (a value each of
+         several rows) interleave their trees.
      warpred__shfl<Kind>(mask, v, arg, width)  __shfl_down/xor/_sync of any value, member by
          member (Kind: WARPRED__SHFL_DOWN, _XOR, _IDX).
      warpred__segment_mask<Width>()  the lanes of the calling lane's segment of Width lanes.
