@@ -40,10 +40,10 @@ enum {
 };
 
 /* The scratch of a plan. counters: [0, counters) tickets (a split row's, a column tile's and its
-   runs of parts'), zero between launches (the last user of each sets it back); then WARPRED__ROWS_WORDS words of the ranges queue.
-   partials: `capacity` values of up to value_bytes each. queue: WARPRED_ROWS_QUEUE entries, one
-   per queued chunk (entry c: chunk c's range), so that a chunk's number leads to its range in one
-   read. */
+   runs of parts'), zero between launches (the last user of each sets it back); then
+   WARPRED__ROWS_WORDS words of the ranges queue. partials: `capacity` values of up to
+   value_bytes each. queue: WARPRED_ROWS_QUEUE entries, one per queued chunk (entry c: chunk c's
+   range), so that a chunk's number leads to its range in one read. */
 typedef struct warpred__rows_entry {
     unsigned long long range; /* the range's index */
     unsigned long long begin; /* its first element */
@@ -481,11 +481,11 @@ __device__ __forceinline__ bool warpred__columns_last(unsigned *counter, unsigne
 }
 
 /* A block covers X column groups (of K columns each when 16-byte loads fit, else of one; X <=
-   WARPRED_ROWS_THREADS, chosen by the host, XC if not 0) and Y = 256 / X row lanes; block (x, y) of the grid
-   takes column groups [x * X, x * X + X) over the rows of its y-th part (rows / gridDim.y of
-   them). Each thread folds its rows in turn, the row lanes meet in shared memory (a tree over
-   the lanes), and with several parts the partials are folded: lane y takes parts y, y + Y, ...
-   of each thread's columns in order, and the part lanes meet in the same tree. */
+   WARPRED_ROWS_THREADS, chosen by the host, XC if not 0) and Y = 256 / X row lanes; block (x, y)
+   of the grid takes column groups [x * X, x * X + X) over the rows of its y-th part (rows /
+   gridDim.y of them). Each thread folds its rows in turn, the row lanes meet in shared memory
+   (a tree over the lanes), and with several parts the partials are folded: lane y takes parts
+   y, y + Y, ... of each thread's columns in order, and the part lanes meet in the same tree. */
 template <int XC, int C, typename T, typename R, typename Op, typename F, typename O, typename G>
 __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
     warpred__columns_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, unsigned x_groups,
@@ -594,7 +594,6 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
             if (c0 + j < cols) warpred__rows_store<Acc>(out, c0 + j, acc[j], g);
     if (threadIdx.x == 0) s.counters[blockIdx.x] = 0;
 }
-
 
 /* ---- ranges ---- */
 
