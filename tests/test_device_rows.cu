@@ -733,7 +733,7 @@ static void check_family(const env *e, const problem *p, const typename Fam::T *
      LANES, W lanes     a lane adds at most ceil(n / W) elements or 16-byte loads in sequence
                         (+2: the elements before and after the loads), a load's K elements are
                         paired first (log2 K), then the group's tree (log2 W);
-     LANES, chosen      W = 32, or fewer lanes with at most 4 loads each: ceil(n / 32) + 4 K;
+     LANES, chosen      W = 32, or fewer lanes with at most 8 loads each: ceil(n / 32) + 8 K;
      BLOCK              ceil(n / 256) per thread, the pairing, the block's tree over 256 threads
                         (8 levels; 16 allowed);
      SPLIT, CLUSTER     a block's part of the row as BLOCK, then thread t folds the row's parts
@@ -754,7 +754,7 @@ static void check_family(const env *e, const problem *p, const typename Fam::T *
 static double sum_depth(const check_ctx &c, size_t K)
 {
     const double n = (double)c.n, lk = log2((double)K);
-    const double lanes_chosen = ceil(n / 32) + 4 * (double)K + lk + 5 + 2;
+    const double lanes_chosen = ceil(n / 32) + 8 * (double)K + lk + 5 + 2;
     const double block = ceil(n / 256) + lk + 2 + 16;
     const double split = block + ceil(n / 1024) + 1 + 16;
     if (c.p->kind == K_COLUMNS) return ceil(n / 8) + 5 + ceil(n / 512) + 2;
