@@ -733,7 +733,9 @@ static void check_family(const env *e, const problem *p, const typename Fam::T *
      LANES, W lanes     a lane adds at most ceil(n / W) elements or 16-byte loads in sequence
                         (+2: the elements before and after the loads), a load's K elements are
                         paired first (log2 K), then the group's tree (log2 W);
-     LANES, chosen      W = 32, or fewer lanes with at most 8 loads each: ceil(n / 32) + 8 K;
+     LANES, chosen      W = 32, or fewer lanes with at most 16 loads each: ceil(n / 32) + 16 K;
+                        with one row in flight (accumulators over 16 bytes: double Welford)
+                        2 lanes or more from 16 loads: ceil(n / 2) + 16 K;
      BLOCK              ceil(n / 256) per thread, the pairing, the block's tree over 256 threads
                         (8 levels; 16 allowed);
      SPLIT, CLUSTER     a block's part of the row as BLOCK, then thread t folds the row's parts
@@ -751,10 +753,10 @@ static void check_family(const env *e, const problem *p, const typename Fam::T *
                         folds chunks q, q + 32, ... in sequence, and the warp's tree.
    The float result then errs by at most gamma(depth) * sum |x|, gamma(d) = d u / (1 - d u)
    (Higham), u the unit roundoff of the accumulator. */
-static double sum_depth(const check_ctx &c, size_t K)
+static double sum_depth(const check_ctx &c, size_t K, bool one_row_in_flight = false)
 {
     const double n = (double)c.n, lk = log2((double)K);
-    const double lanes_chosen = ceil(n / 32) + 8 * (double)K + lk + 5 + 2;
+    const double lanes_chosen = ceil(n / (one_row_in_flight ? 2 : 32)) + 16 * (double)K + lk + 5 + 2;
     const double block = ceil(n / 256) + lk + 2 + 16;
     const double split = block + ceil(n / 1024) + 1 + 16;
     if (c.p->kind == K_COLUMNS) return ceil(n / 8) + 5 + ceil(n / 512) + 2;
@@ -1383,7 +1385,7 @@ struct fam_welford {
             return 0;
         }
         double mean_tol, m2_tol;
-        welford_tols(r, sum_depth(c, 2), &mean_tol, &m2_tol);
+        welford_tols(r, sum_depth(c, 2, true), &mean_tol, &m2_tol);
         if (fabs(got.mean - (double)r.mean) <= mean_tol && fabs(got.m2 - (double)r.m2) <= m2_tol) return 1;
         snprintf(why, len, "got {mean %.17g, m2 %.17g}, expected {%.17g, %.17g} within {%.3g, %.3g}", got.mean, got.m2,
                  (double)r.mean, (double)r.m2, mean_tol, m2_tol);
@@ -1413,7 +1415,7 @@ struct fam_wvar {
         }
         const double want = (double)(r.m2 / r.count);
         double mean_tol, m2_tol;
-        welford_tols(r, sum_depth(c, 2), &mean_tol, &m2_tol);
+        welford_tols(r, sum_depth(c, 2, true), &mean_tol, &m2_tol);
         const double tol = m2_tol / (double)r.count + 0x1p-52 * want;
         if (fabs(got - want) <= tol) return 1;
         snprintf(why, len, "got %.17g, expected %.17g within %.3g", got, want, tol);

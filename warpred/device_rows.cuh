@@ -82,12 +82,18 @@
    plan.strategy (and plan.lanes) for tests and benchmarks. Rows (n = cols, in 16-byte loads
    where in and ld * sizeof(T) are 16-byte aligned and T is 1, 2, 4, 8 or 16 bytes; else one
    element per load):
-     WARPRED_ROWS_LANES     plan.lanes = 1, 2, 4, 8, 16 or 32 lanes per row (0: chosen: 1 lane
-                            for rows of 1-2 loads, 4 for 3-4, 8 up to 63, then 32; accumulators
-                            over 16 bytes: eight loads a lane or more, 32 lanes from 256), four rows
-                            in flight per group; rows shorter than one load and back to back
-                            (ld == cols) are read several rows per load. AUTO: rows under 32
-                            loads, and rows up to 4096 loads while they fill the GPU's warps.
+     WARPRED_ROWS_LANES     plan.lanes = 1, 2, 4, 8, 16 or 32 lanes per row (0: chosen from
+                            what a tree step costs against a load: 1 lane for rows of 1-2 loads,
+                            4 for 3-4, 8 up to 127, then 32; argmax and other 8-byte pairs over
+                            smaller elements: two loads a lane or more up to 15 loads; 9-16 byte
+                            accumulators: at most 16 loads a lane; over 16 bytes (warpred_rsum):
+                            1 lane up to 15 loads, then as few lanes as keep two rows for every
+                            group the GPU holds), four rows in flight per group (accumulators
+                            over 8 bytes: two, two loads each; over 16: one, four loads); rows
+                            shorter than one load and back to back (ld == cols) are read several
+                            rows per load. AUTO: rows under 32 loads, and rows up to 4096 loads
+                            while they fill the GPU's warps (three quarters of them with
+                            accumulators over 16 bytes).
      WARPRED_ROWS_BLOCK     a block of 256 per row, rows in turn, one barrier per row (a block
                             reducer). AUTO: while there are at least as many rows as SMs.
      WARPRED_ROWS_CLUSTER   a cluster of 8 blocks per row (sm_90 and newer; elsewhere the call
@@ -321,22 +327,55 @@ static inline cudaError_t warpred__rows_identities(const warpred_rows_plan *plan
                                                     stream);
 }
 
-/* Lanes per row for rows of nv loads (measured on an H200, 2^26 floats): one lane for rows of
-   one or two loads; a load per lane up to 8 lanes (a group reads its row in one coalesced
-   step, four rows in flight); 8 lanes up to 63 loads (argmax rows of 128 floats took 98 us
-   with a warp a row, 77 with 8 lanes; max 75 -> 72, sums as fast); then a warp. Accumulators over 16 bytes
-   (warpred_rsum) cost more per tree level than per load: eight loads a lane or more (one lane
-   up to 15 loads, then the largest power of two up to nv / 8, a warp from 256 loads). */
-static inline int warpred__rows_lanes_for(size_t nv, bool large_accumulator)
+/* What a tree step costs against a load, for the choice of lanes per row. */
+enum {
+    WARPRED__ROWS_PLAIN, /* an accumulator the size of an element or a scalar (sums, max, floats summed in double) */
+    WARPRED__ROWS_PAIR,  /* a struct of 8 bytes over smaller elements (argmax, softmax pairs) */
+    WARPRED__ROWS_TWO,   /* 9 to 16 bytes: two rows in flight (float Welford) */
+    WARPRED__ROWS_ONE    /* over 16 bytes: one row in flight (warpred_rsum, double Welford) */
+};
+
+template <typename T, typename A> static inline int warpred__rows_cost(void)
 {
-    if (large_accumulator) {
-        int w = 1;
-        while (w < 32 && (size_t)w * 16 <= nv) w *= 2;
+    if (sizeof(A) > 16) return WARPRED__ROWS_ONE;
+    if (sizeof(A) > 8) return WARPRED__ROWS_TWO;
+    return __is_class(A) && sizeof(A) == 8 && sizeof(T) < 8 ? WARPRED__ROWS_PAIR : WARPRED__ROWS_PLAIN;
+}
+
+/* Lanes per row for rows of nv loads (measured on an H200 over 2^26 floats or doubles, every
+   lane count forced; us against the old rule's in parentheses):
+   - PLAIN: one lane for rows of one or two loads; a load per lane up to 8 lanes (a group reads
+     its row in one coalesced step, four rows in flight); 8 lanes up to 127 loads (a warp a
+     row: 2-3% slower at 64 loads); then a warp;
+   - PAIR: two loads a lane or more up to 8 lanes, then as PLAIN (argmax rows of 16, 32, 128,
+     256 floats: 84.8, 86.5, 76.5, 73.2 (92.8, 104.4, 97.4, 80.6));
+   - TWO: one lane up to 4 loads, then as few lanes (2 or more) as leave 16 loads a lane or
+     fewer (float Welford rows of 32 to 1024 floats 90-106 (105-280));
+   - ONE: one lane up to 15 loads, then as few lanes (2 or more) as keep two rows for every
+     group the GPU holds (resident_threads: the kernel's, over W) (reproducible sums of rows
+     of 128 to 4096 floats 73-83 (92-105)). */
+static inline int warpred__rows_lanes_for(size_t nv, size_t rows, size_t resident_threads, int cost)
+{
+    int w = 2;
+    switch (cost) {
+    case WARPRED__ROWS_ONE:
+        if (nv < 16) return 1;
+        while (w < 32 && (size_t)w * 2 * rows < resident_threads) w *= 2;
         return w;
+    case WARPRED__ROWS_TWO:
+        if (nv <= 4) return 1;
+        while (w < 32 && (size_t)w * 16 < nv) w *= 2;
+        return w;
+    case WARPRED__ROWS_PAIR:
+        if (nv <= 2) return 1;
+        if (nv >= 16) break;
+        while (w < 8 && (size_t)w * 4 <= nv) w *= 2;
+        return w;
+    default: break;
     }
     if (nv <= 2) return 1;
     if (nv <= 4) return 4;
-    if (nv < 64) return 8;
+    if (nv < 128) return 8;
     return 32;
 }
 
@@ -393,11 +432,14 @@ static inline cudaError_t warpred__rows_packed(const warpred_rows_plan *plan, co
    lanes for rows of fewer than 32 loads; a warp per row while the rows fill the GPU's warps;
    a block per row while they fill its blocks; a cluster per row while the clusters fill half
    of them; several blocks per row below that. */
-static inline int warpred__rows_auto(const warpred_rows_plan *plan, size_t rows, size_t nv, unsigned resident_blocks)
+static inline int warpred__rows_auto(const warpred_rows_plan *plan, size_t rows, size_t nv, unsigned resident_blocks,
+                                     bool large)
 {
     const size_t warps = (size_t)resident_blocks * (WARPRED_ROWS_THREADS / 32);
     if (nv < 32) return WARPRED_ROWS_LANES;
-    if (rows >= warps && nv <= 4096) return WARPRED_ROWS_LANES;
+    /* a warp a row with one row in flight (warpred_rsum): rows of 16384 floats, nearly a row a
+       resident warp, 74 us against 92 in a block a row */
+    if (nv <= 4096 && (rows >= warps || (large && 4 * rows >= 3 * warps))) return WARPRED_ROWS_LANES;
     /* a row per SM or more keeps every SM streaming through a block per row (measured faster
        than clusters from one row per SM up) */
     if (rows >= resident_blocks || rows >= plan->sms) return WARPRED_ROWS_BLOCK;
@@ -482,8 +524,10 @@ static inline cudaError_t warpred__reduce_rows(const warpred_rows_plan *plan, co
         const size_t nv = aligned ? cols / K : cols;
         constexpr auto block_kernel = warpred__rows_block_kernel<T, R, Op, F, O, G>;
         const unsigned resident = warpred__rows_resident<block_kernel>(plan);
-        int strategy =
-            plan->strategy == WARPRED_ROWS_AUTO ? warpred__rows_auto(plan, rows, nv, resident) : plan->strategy;
+        const int cost = warpred__rows_cost<T, A>();
+        const int strategy = plan->strategy == WARPRED_ROWS_AUTO
+                                 ? warpred__rows_auto(plan, rows, nv, resident, cost == WARPRED__ROWS_ONE)
+                                 : plan->strategy;
         /* rows shorter than a load, back to back: several rows per load */
         const bool packed = K > cols && K % cols == 0 && ld == cols && (size_t)in % 16 == 0;
         if (packed && strategy == WARPRED_ROWS_LANES && (plan->lanes == 0 || plan->lanes == 1)) {
@@ -497,8 +541,13 @@ static inline cudaError_t warpred__reduce_rows(const warpred_rows_plan *plan, co
         }
         switch (strategy) {
         case WARPRED_ROWS_LANES: {
+            /* the lanes kernel's residency (its registers hardly change with W) */
+            constexpr auto lanes_kernel = warpred__rows_lanes_kernel<2, T, R, Op, F, O, G>;
             const int w =
-                plan->lanes ? plan->lanes : warpred__rows_lanes_for(nv, warpred__rows_in_flight<A>::value == 1);
+                plan->lanes
+                    ? plan->lanes
+                    : warpred__rows_lanes_for(
+                          nv, rows, (size_t)warpred__rows_resident<lanes_kernel>(plan) * WARPRED_ROWS_THREADS, cost);
             err = warpred__with_lanes(w, [&](auto lanes) {
                 return warpred__rows_lanes<decltype(lanes)::value, T, R>(plan, in, rows, cols, ld, aligned, out, op, f,
                                                                          g, stream);
@@ -578,15 +627,16 @@ static inline cudaError_t warpred__columns_launch(const warpred_rows_plan *plan,
     const size_t most = rows / (Y * 64);
     if (parts > most) parts = most;
     const size_t stride = warpred__columns_stride<C>(cols), fan = WARPRED__COLUMNS_FAN;
+    const auto runs_of = [fan](size_t p) { return (p + fan - 1) / fan; };
     const size_t room = plan->scratch.capacity / stride; /* partials and runs' values */
-    if (parts > fan && parts + (parts + fan - 1) / fan > room) parts = room > fan ? room * fan / (fan + 1) : room;
+    if (parts > fan && parts + runs_of(parts) > room) parts = room > fan ? room * fan / (fan + 1) : room;
     else if (parts > room)
         parts = room;
     if (parts > 65535) parts = 65535;
     if (tiles > plan->scratch.tickets) parts = 1;
     else if (parts > fan) {
         const size_t per = plan->scratch.tickets / tiles; /* a tile's own ticket and its runs' */
-        if (1 + (parts + fan - 1) / fan > per) parts = per >= 2 ? fan * (per - 1) : fan;
+        if (1 + runs_of(parts) > per) parts = per >= 2 ? fan * (per - 1) : fan;
     }
     if (parts < 1) parts = 1;
     const size_t part_rows = (rows + parts - 1) / parts;
