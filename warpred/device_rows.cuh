@@ -87,13 +87,13 @@
                             4 for 3-4, 8 up to 127, then 32; argmax and other 8-byte pairs over
                             smaller elements: two loads a lane or more up to 15 loads; 9-16 byte
                             accumulators: at most 16 loads a lane; over 16 bytes (warpred_rsum):
-                            1 lane up to 15 loads, then as few lanes as keep two rows for every
-                            group the GPU holds), four rows in flight per group (accumulators
-                            over 8 bytes: two, two loads each; over 16: one, four loads); rows
-                            shorter than one load and back to back (ld == cols) are read several
-                            rows per load. AUTO: rows under 32 loads, and rows up to 4096 loads
-                            while they fill the GPU's warps (three quarters of them with
-                            accumulators over 16 bytes).
+                            1 lane up to 15 loads, then as few lanes as leave at most two of
+                            the groups the GPU holds for every row), four rows in flight per
+                            group (accumulators over 8 bytes: two, two loads each; over 16: one,
+                            four loads); rows shorter than one load and back to back (ld ==
+                            cols) are read several rows per load. AUTO: rows under 32 loads, and
+                            rows up to 4096 loads while they fill the GPU's warps (three
+                            quarters of them with accumulators over 16 bytes).
      WARPRED_ROWS_BLOCK     a block of 256 per row, rows in turn, one barrier per row (a block
                             reducer). AUTO: while there are at least as many rows as SMs.
      WARPRED_ROWS_CLUSTER   a cluster of 8 blocks per row (sm_90 and newer; elsewhere the call
@@ -331,15 +331,17 @@ static inline cudaError_t warpred__rows_identities(const warpred_rows_plan *plan
 enum {
     WARPRED__ROWS_PLAIN, /* an accumulator the size of an element or a scalar (sums, max, floats summed in double) */
     WARPRED__ROWS_PAIR,  /* a struct of 8 bytes over smaller elements (argmax, softmax pairs) */
-    WARPRED__ROWS_TWO,   /* 9 to 16 bytes: two rows in flight (float Welford) */
-    WARPRED__ROWS_ONE    /* over 16 bytes: one row in flight (warpred_rsum, double Welford) */
+    WARPRED__ROWS_TWO,   /* two rows in flight, 9 to 16 bytes (float Welford) */
+    WARPRED__ROWS_ONE    /* one row in flight, over 16 bytes (warpred_rsum, double Welford) */
 };
 
 template <typename T, typename A> static inline int warpred__rows_cost(void)
 {
-    if (sizeof(A) > 16) return WARPRED__ROWS_ONE;
-    if (sizeof(A) > 8) return WARPRED__ROWS_TWO;
-    return __is_class(A) && sizeof(A) == 8 && sizeof(T) < 8 ? WARPRED__ROWS_PAIR : WARPRED__ROWS_PLAIN;
+    switch ((int)warpred__rows_in_flight<A>::value) {
+    case 1: return WARPRED__ROWS_ONE;
+    case 2: return WARPRED__ROWS_TWO;
+    default: return __is_class(A) && sizeof(A) == 8 && sizeof(T) < 8 ? WARPRED__ROWS_PAIR : WARPRED__ROWS_PLAIN;
+    }
 }
 
 /* Lanes per row for rows of nv loads (measured on an H200 over 2^26 floats or doubles, every
@@ -351,9 +353,9 @@ template <typename T, typename A> static inline int warpred__rows_cost(void)
      256 floats: 84.8, 86.5, 76.5, 73.2 (92.8, 104.4, 97.4, 80.6));
    - TWO: one lane up to 4 loads, then as few lanes (2 or more) as leave 16 loads a lane or
      fewer (float Welford rows of 32 to 1024 floats 90-106 (105-280));
-   - ONE: one lane up to 15 loads, then as few lanes (2 or more) as keep two rows for every
-     group the GPU holds (resident_threads: the kernel's, over W) (reproducible sums of rows
-     of 128 to 4096 floats 73-83 (92-105)). */
+   - ONE: one lane up to 15 loads, then as few lanes (2 or more) as leave at most two of the
+     groups the GPU holds (resident_threads / W) for every row (reproducible sums of rows of 128
+     to 4096 floats 73-83 (92-105)). */
 static inline int warpred__rows_lanes_for(size_t nv, size_t rows, size_t resident_threads, int cost)
 {
     int w = 2;

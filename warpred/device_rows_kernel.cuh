@@ -197,10 +197,11 @@ template <int W, typename T, typename A> struct warpred__rows_lanes_blocks {
    whose every start is 16 bytes aligned (`aligned`) are read in 16-byte loads, V = 4 / U a row
    in flight per lane step (U V together: with one load a row, reproducible sums, one row in
    flight, waited on each load; rows of 32 floats, a lane each, took 110 us instead of 92 on an
-   H200; a lane absorbs its loads in the same order either way); others one element at a time. A warp's groups of more
-   than one lane with accumulators of up to 8 bytes take their turns together (a group past the
-   last row takes none), so that every lane of the warp calls the trees: they shuffle with the
-   whole warp's mask, without an __activemask() vote first, and the U trees interleave. */
+   H200; a lane absorbs its loads in the same order either way); others one element at a time.
+   A warp's groups of more than one lane with accumulators of up to 8 bytes take their turns
+   together (a group past the last row takes none), so that every lane of the warp calls the
+   trees: they shuffle with the whole warp's mask, without an __activemask() vote first, and the
+   U trees interleave. */
 template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
 __global__ void __launch_bounds__(WARPRED_ROWS_THREADS,
                                   warpred__rows_lanes_blocks<W, T, typename warpred_op_accumulator<Op, R>::type>::value)
