@@ -10,8 +10,9 @@
    each in three layouts: dense, padded to a 16-byte ld, and padded to an ld that is no multiple
    of 16 bytes with in 1..K-1 elements past a 16-byte boundary (K elements per 16 bytes). Padding
    and the elements around the matrix hold traps (values that change any result they leak into),
-   and the matrix ends at the end of its allocation (memcheck sees a read past it); one output
-   slot past the last slice must stay poisoned. Checked: integer sums (int64 exact, int
+   and the matrix ends at the end of its allocation (memcheck sees a read past it); every other
+   call's results start one slot past a 16-byte boundary, and the slots either side of them must
+   stay poisoned. Checked: integer sums (int64 exact, int
    wrapping), a transform that uses the index within the row and a finish that uses the slice
    index, float sums exact where every order is exact, within an argued bound otherwise, exact
    when accumulated in double, mean = sum / cols through a finish, a sum of -0 only,
@@ -573,7 +574,7 @@ static cudaError_t launch(const warpred_rows_plan *plan, const problem *p, const
 }
 
 /* What the runs share: the plan, the output buffers (room for the largest number of slices plus
-   one guard slot, 64 bytes each), whether the GPU has clusters, and whether each call is made
+   a guard slot on either side, 64 bytes each), whether the GPU has clusters, and whether each call is made
    twice (the second must give the same bytes). */
 typedef struct env {
     const warpred_rows_plan *plan;
@@ -586,7 +587,7 @@ static env env_make(const warpred_rows_plan *plan, size_t max_slices)
 {
     env e;
     e.plan = plan;
-    e.out_bytes = (max_slices + 1) * 64;
+    e.out_bytes = (max_slices + 2) * 64;
     e.d_out = (unsigned char *)wt_dev_alloc(e.out_bytes);
     e.h_out = (unsigned char *)wt_host_alloc(e.out_bytes);
     e.clusters = wt_has_clusters();
@@ -608,18 +609,23 @@ static int reads_something(const problem *p)
     return 0;
 }
 
+/* Calls so far: every other call's results go one slot past the buffer's start, an output that
+   is not 16-byte aligned (the packed short rows store several results at once where it is). */
+static unsigned run_calls;
+
 /* One call of call(plan, d_out, stream, &why) into the poisoned output: 1 with the slices'
-   results in got (the slot after the last must still be poisoned), or 0 when the strategy does
-   not exist on this GPU (CLUSTER before sm_90: the call must have said so, with a message). */
+   results in got (the slots before the first and after the last must still be poisoned), or 0
+   when the strategy does not exist on this GPU (CLUSTER before sm_90: the call must have said
+   so, with a message). */
 template <typename O, typename Call>
 static int run_once(const env *e, const warpred_rows_plan *plan, const problem *p, O *got, const char *what,
                     const char *sname, Call call)
 {
-    const size_t n = slices(p);
-    O *d_out = (O *)e->d_out;
-    if ((n + 1) * sizeof(O) > e->out_bytes) fail_msg("test bug: %zu results of %zu bytes", n, sizeof(O));
+    const size_t n = slices(p), shift = run_calls++ % 2;
+    O *base = (O *)e->d_out, *d_out = base + shift;
+    if ((n + 2) * sizeof(O) > e->out_bytes) fail_msg("test bug: %zu results of %zu bytes", n, sizeof(O));
     for (int round = 0; round < (e->twice ? 2 : 1); round++) {
-        wt_poison(d_out, (n + 1) * sizeof(O));
+        wt_poison(base, (n + 2) * sizeof(O));
         const char *why = NULL;
         const cudaError_t err = call(plan, d_out, (cudaStream_t)0, &why);
         if (plan->strategy == WARPRED_ROWS_CLUSTER && !e->clusters) {
@@ -647,6 +653,10 @@ static int run_once(const env *e, const warpred_rows_plan *plan, const problem *
             if (!wt_is_poison(got[n]))
                 fail_msg("%s over %s, strategy %s: out[%zu] was written: there are %zu slices", what, describe(p),
                          sname, n, n);
+            O before;
+            wt_to_host(&before, base, sizeof(O));
+            if (shift && !wt_is_poison(before))
+                fail_msg("%s over %s, strategy %s: out[-1] was written", what, describe(p), sname);
         } else {
             O *again = (O *)malloc((n + 1) * sizeof(O));
             if (!again) fail_msg("out of host memory");

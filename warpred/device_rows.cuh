@@ -90,10 +90,13 @@
                             1 lane up to 15 loads, then as few lanes as leave at most two of
                             the groups the GPU holds for every row), four rows in flight per
                             group (accumulators over 8 bytes: two, two loads each; over 16: one,
-                            four loads); rows shorter than one load and back to back (ld ==
-                            cols) are read several rows per load. AUTO: rows under 32 loads, and
-                            rows up to 4096 loads while they fill the GPU's warps (three
-                            quarters of them with accumulators over 16 bytes).
+                            four loads; over 16 with results of up to 8 bytes and rows of one or
+                            two loads a lane each: the loads of four or two rows, then the rows
+                            one by one); rows shorter than one load and back to back (ld ==
+                            cols) are read several rows per load, their results stored
+                            together. AUTO: rows under 32 loads, and rows up to 4096 loads
+                            while they fill the GPU's warps (three quarters of them with
+                            accumulators over 16 bytes).
      WARPRED_ROWS_BLOCK     a block of 256 per row, rows in turn, one barrier per row (a block
                             reducer). AUTO: while there are at least as many rows as SMs.
      WARPRED_ROWS_CLUSTER   a cluster of 8 blocks per row (sm_90 and newer; elsewhere the call
@@ -386,6 +389,22 @@ static inline cudaError_t warpred__rows_lanes(const warpred_rows_plan *plan, con
                                               size_t ld, bool aligned, O *out, Op op, F f, G g, cudaStream_t stream)
 {
     typedef typename warpred_op_accumulator<Op, R>::type A;
+    enum { K = warpred__per_vector<T>::value };
+    /* the short rows' kernel where it measured faster (H200, 2^26 elements): for one row in
+       flight with results of up to 8 bytes (reproducible sums of rows of 4 and 8 floats 155 and
+       112 us -> 115 and 94); not for wider results (double Welford rows of 2 and 4 doubles 363
+       and 241 -> 396 and 262 us) nor two rows in flight (float Welford: as fast or slower) */
+    if constexpr (W == 1 && warpred__rows_in_flight<A>::value == 1 && sizeof(O) <= 8 && K != 0)
+        if (aligned && cols >= K && cols < 3 * K) {
+            const size_t blocks = (rows + 4 * WARPRED_ROWS_THREADS - 1) / (4 * WARPRED_ROWS_THREADS);
+            constexpr auto one = warpred__rows_short_kernel<1, T, R, Op, F, O, G>;
+            constexpr auto two = warpred__rows_short_kernel<2, T, R, Op, F, O, G>;
+            const void *kernel = cols < 2 * K ? (const void *)one : (const void *)two;
+            const unsigned resident =
+                cols < 2 * K ? warpred__rows_resident<one>(plan) : warpred__rows_resident<two>(plan);
+            return warpred__rows_launch<const T *, size_t, size_t, size_t, O *, Op, F, G>(
+                kernel, dim3(warpred__rows_min(blocks, resident)), in, rows, cols, ld, out, op, f, g, stream);
+        }
     const size_t rows_per_block = (size_t)(WARPRED_ROWS_THREADS / W) * warpred__rows_in_flight<A>::value;
     const size_t blocks = (rows + rows_per_block - 1) / rows_per_block;
     constexpr auto kernel = warpred__rows_lanes_kernel<W, T, R, Op, F, O, G>;

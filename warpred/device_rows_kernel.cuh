@@ -193,6 +193,41 @@ template <int W, typename T, typename A> struct warpred__rows_lanes_blocks {
     enum { value = sizeof(A) > 8 ? 2 : W == 1 ? (sizeof(T) > 4 ? 2 : 3) : sizeof(T) <= 4 || W == 32 ? 4 : 3 };
 };
 
+/* Rows of S 16-byte loads (S = 1 or 2, and a tail of fewer than K elements), a lane a row
+   (thread t: rows t, t + G, ...), for accumulators the lanes kernel keeps one row of in flight
+   (over 16 bytes): the loads of 4 / S rows issued together, then each row absorbed, finished
+   and stored in turn with one accumulator live. In the lanes kernel a lane waited on its one
+   row's load or two (reproducible sums of rows of 4 floats ran at 0.55 of the plain sum's speed
+   on an H200). A row is absorbed in the lanes kernel's order (the same bits); compiled for two
+   blocks an SM as the lanes kernel is for such accumulators (at four, double Welford spilled). */
+template <int S, typename T, typename R, typename Op, typename F, typename O, typename G>
+__global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 2)
+    warpred__rows_short_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, O *out, Op op, F f, G g)
+{
+    typedef warpred_op_accumulator<Op, R> Acc;
+    enum { K = warpred__per_vector<T>::value, ROWS = 4 / S };
+    const size_t thread = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
+    const size_t threads = (size_t)gridDim.x * WARPRED_ROWS_THREADS;
+    for (size_t r0 = thread; r0 < rows; r0 += ROWS * threads) {
+        uint4 raw[ROWS][S];
+#pragma unroll
+        for (int u = 0; u < ROWS; u++)
+#pragma unroll
+            for (int v = 0; v < S; v++)
+                if (r0 + u * threads < rows) raw[u][v] = __ldg((const uint4 *)(in + (r0 + u * threads) * ld) + v);
+#pragma unroll
+        for (int u = 0; u < ROWS; u++) {
+            const size_t r = r0 + u * threads;
+            if (r >= rows) break;
+            typename Acc::type acc = Acc::start();
+#pragma unroll
+            for (int v = 0; v < S; v++) warpred__device_take_vector<T, Acc>(acc, raw[u][v], v * K, op, f);
+            for (size_t i = S * K; i < cols; i++) Acc::absorb(op, acc, f(in[r * ld + i], i));
+            warpred__rows_store<Acc>(out, r, acc, g);
+        }
+    }
+}
+
 /* Groups of W lanes; group g takes rows g, g + G, ... (G groups in the grid), U at a time. Rows
    whose every start is 16 bytes aligned (`aligned`) are read in 16-byte loads, V = 4 / U a row
    in flight per lane step (U V together: with one load a row, reproducible sums, one row in
@@ -294,9 +329,41 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS,
 
 /* ---- rows shorter than a 16-byte load ---- */
 
+/* N results of consecutive slices into out[0 .. N): in 16-byte (or 8-byte) stores where they
+   fill them whole and out is so aligned (`out_misalign`: (size_t)out % 16 of the kernel's first
+   output), else one at a time. One store per result left a warp's 32 stores spread over 32
+   sectors: argmax rows of one float (8-byte results) ran 10x slower than the read ceiling on an
+   H200. */
+template <int N, typename O>
+__device__ __forceinline__ void warpred__rows_store_run(O *out, const O (&res)[N], unsigned out_misalign)
+{
+    if constexpr (N * sizeof(O) % 16 == 0) {
+        if (out_misalign == 0) {
+            uint4 w[N * sizeof(O) / 16];
+            memcpy(w, res, sizeof w);
+#pragma unroll
+            for (unsigned i = 0; i < N * sizeof(O) / 16; i++) ((uint4 *)out)[i] = w[i];
+            return;
+        }
+    }
+    if constexpr (N * sizeof(O) % 8 == 0) {
+        if (out_misalign % 8 == 0) {
+            uint2 w[N * sizeof(O) / 8];
+            memcpy(w, res, sizeof w);
+#pragma unroll
+            for (unsigned i = 0; i < N * sizeof(O) / 8; i++) ((uint2 *)out)[i] = w[i];
+            return;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) warpred__store_whole(out + i, res[i]);
+}
+
 /* Contiguous rows (ld == cols) of P elements, P dividing K: each 16-byte load holds K / P whole
-   rows; thread t takes loads t, t + G, ... and stores their rows. The last rows, past the last
-   whole load, one element at a time. */
+   rows; thread t takes loads t, t + G, ... and stores their rows' results together. A row's
+   elements go in as one batch (warpred_rsum: its first batch sets its bin, where one element at
+   a time would lift it). The last rows, past the last whole load, one element at a time. (Two
+   loads in flight a thread measured no faster.) */
 template <int P, typename T, typename R, typename Op, typename F, typename O, typename G>
 __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
     warpred__rows_packed_kernel(const T *__restrict__ in, size_t rows, O *out, Op op, F f, G g)
@@ -307,18 +374,24 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
     const size_t t0 = blockIdx.x * (size_t)WARPRED_ROWS_THREADS + threadIdx.x;
     const size_t threads = (size_t)gridDim.x * WARPRED_ROWS_THREADS;
     const size_t nv = rows / PER;
+    const unsigned out_misalign = (unsigned)((size_t)out % 16);
     const uint4 *__restrict__ vec = (const uint4 *)in;
     for (size_t j = t0; j < nv; j += threads) {
         T e[K];
         const uint4 raw = __ldg(&vec[j]);
         memcpy(e, &raw, 16);
+        O res[PER];
 #pragma unroll
         for (int r = 0; r < PER; r++) {
-            A acc = Acc::start();
+            typedef decltype(f(e[0], (size_t)0)) V;
+            V t[P];
 #pragma unroll
-            for (int i = 0; i < P; i++) Acc::absorb(op, acc, f(e[r * P + i], (size_t)i));
-            warpred__rows_store<Acc>(out, j * PER + r, acc, g);
+            for (int i = 0; i < P; i++) t[i] = f(e[r * P + i], (size_t)i);
+            A acc = Acc::start();
+            Acc::template absorb_batch<P>(op, acc, t);
+            res[r] = (O)g(Acc::finish(acc), j * PER + r);
         }
+        warpred__rows_store_run<PER>(out + j * PER, res, out_misalign);
     }
     for (size_t r = nv * PER + t0; r < rows; r += threads) {
         A acc = Acc::start();
