@@ -101,12 +101,13 @@
                             reducer). AUTO: while there are at least as many rows as SMs.
      WARPRED_ROWS_CLUSTER   a cluster of 8 blocks per row (sm_90 and newer; elsewhere the call
                             returns cudaErrorNotSupported); DSMEM, no global scratch. AUTO:
-                            fewer rows than SMs, but at least half a wave of
-                            clusters.
+                            fewer rows than SMs, but at least half a wave of clusters
+                            (accumulators over 16 bytes: SPLIT instead).
      WARPRED_ROWS_SPLIT     chunks of a row over several blocks (about eight per resident
-                            block in all); each block stores its chunk's partial and takes the
-                            row's ticket, the row's last block folds the partials in chunk
-                            order. AUTO: fewer rows still. At most WARPRED_ROWS_TICKETS rows.
+                            block in all; accumulators over 16 bytes: at most one); each block
+                            stores its chunk's partial and takes the row's ticket, the row's
+                            last block folds the partials in chunk order. AUTO: fewer rows
+                            still. At most WARPRED_ROWS_TICKETS rows.
    Columns take no strategy (plan.strategy and plan.lanes are ignored): a column (16 bytes of
    columns where aligned) per thread, a block a tile of up to 32 such groups (16 for 1-byte
    elements; tiles as even as they can be) and Y = 256 / (the tile's groups) row lanes, rounded
@@ -452,7 +453,8 @@ static inline cudaError_t warpred__rows_packed(const warpred_rows_plan *plan, co
 /* The strategy AUTO picks for rows (measured on an H200 over 2^26 floats, docs: bench_segmented):
    lanes for rows of fewer than 32 loads; a warp per row while the rows fill the GPU's warps;
    a block per row while they fill its blocks; a cluster per row while the clusters fill half
-   of them; several blocks per row below that. */
+   of them; several blocks per row below that, and in place of clusters for accumulators over
+   16 bytes. */
 static inline int warpred__rows_auto(const warpred_rows_plan *plan, size_t rows, size_t nv, unsigned resident_blocks,
                                      bool large)
 {
@@ -464,7 +466,12 @@ static inline int warpred__rows_auto(const warpred_rows_plan *plan, size_t rows,
     /* a row per SM or more keeps every SM streaming through a block per row (measured faster
        than clusters from one row per SM up) */
     if (rows >= resident_blocks || rows >= plan->sms) return WARPRED_ROWS_BLOCK;
-    if (plan->clusters && 2 * rows * WARPRED_ROWS_CLUSTER_BLOCKS >= resident_blocks) return WARPRED_ROWS_CLUSTER;
+    /* accumulators over 16 bytes: several blocks a row, each with one chunk, rather than a
+       cluster (H200, 2^26 floats in 64 rows: the reproducible sum 95.5 -> 83.5 us; doubles,
+       double Welford 202 -> 150) */
+    if (plan->clusters && 2 * rows * WARPRED_ROWS_CLUSTER_BLOCKS >= resident_blocks &&
+        !(large && rows <= plan->scratch.tickets))
+        return WARPRED_ROWS_CLUSTER;
     if (rows > plan->scratch.tickets) return WARPRED_ROWS_BLOCK;
     return WARPRED_ROWS_SPLIT;
 }
@@ -478,9 +485,14 @@ static inline cudaError_t warpred__rows_split(const warpred_rows_plan *plan, con
     const unsigned resident = warpred__rows_resident<kernel>(plan);
     /* about eight items per resident block (fewer leave a tail of blocks with one item more
        than others), chunks a multiple of the block's loads, at least 4 loads per thread, and
-       rows * chunks partials at most */
+       rows * chunks partials at most. Accumulators over 16 bytes (warpred_rsum, double
+       Welford): one item per resident block at most, never a second wave, as each item's block
+       tree and fold cost more there (H200, 2^26 floats in 4 rows, the reproducible sum 116 ->
+       82 us; doubles, double Welford 201 -> 149) */
+    typedef typename warpred_op_accumulator<Op, R>::type A;
     const size_t step = (size_t)WARPRED_ROWS_THREADS * K;
-    size_t per_row = (8 * (size_t)resident + rows - 1) / rows;
+    size_t per_row =
+        sizeof(A) > 16 ? (resident > rows ? resident / rows : 1) : (8 * (size_t)resident + rows - 1) / rows;
     size_t chunk = (cols + per_row - 1) / per_row;
     chunk = (chunk + step - 1) / step * step;
     if (chunk < 4 * step) chunk = 4 * step;
