@@ -199,7 +199,8 @@ template <int W, typename T, typename A> struct warpred__rows_lanes_blocks {
    and stored in turn with one accumulator live. In the lanes kernel a lane waited on its one
    row's load or two (reproducible sums of rows of 4 floats ran at 0.55 of the plain sum's speed
    on an H200). A row is absorbed in the lanes kernel's order (the same bits); compiled for two
-   blocks an SM as the lanes kernel is for such accumulators (at four, double Welford spilled). */
+   blocks an SM, as the lanes kernel is for such accumulators. The host takes it only for
+   results of up to 8 bytes (device_rows.cuh says where it measured faster). */
 template <int S, typename T, typename R, typename Op, typename F, typename O, typename G>
 __global__ void __launch_bounds__(WARPRED_ROWS_THREADS, 2)
     warpred__rows_short_kernel(const T *__restrict__ in, size_t rows, size_t cols, size_t ld, O *out, Op op, F f, G g)
