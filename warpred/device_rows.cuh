@@ -491,8 +491,8 @@ static inline cudaError_t warpred__rows_split(const warpred_rows_plan *plan, con
        82 us; doubles, double Welford 201 -> 149) */
     typedef typename warpred_op_accumulator<Op, R>::type A;
     const size_t step = (size_t)WARPRED_ROWS_THREADS * K;
-    size_t per_row =
-        sizeof(A) > 16 ? (resident > rows ? resident / rows : 1) : (8 * (size_t)resident + rows - 1) / rows;
+    size_t per_row = warpred__rows_in_flight<A>::value == 1 ? (resident > rows ? resident / rows : 1)
+                                                            : (8 * (size_t)resident + rows - 1) / rows;
     size_t chunk = (cols + per_row - 1) / per_row;
     chunk = (chunk + step - 1) / step * step;
     if (chunk < 4 * step) chunk = 4 * step;
