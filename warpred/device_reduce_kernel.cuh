@@ -30,6 +30,17 @@ template <typename T> struct warpred__per_vector {
     enum { value = 16 % sizeof(T) == 0 ? 16 / sizeof(T) : 0 };
 };
 
+/* N elements e[0 .. N), the first at index `first`, into the state as one batch. */
+template <int N, typename T, typename Acc, typename Op, typename F>
+__device__ __forceinline__ void warpred__device_take_span(typename Acc::type &acc, const T *e, size_t first, Op op, F f)
+{
+    typedef decltype(f(e[0], first)) V;
+    V t[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) t[j] = f(e[j], first + j);
+    Acc::template absorb_batch<N>(op, acc, t);
+}
+
 /* The K elements of one 16-byte load, the first at index `first`, into the state. */
 template <typename T, typename Acc, typename Op, typename F>
 __device__ __forceinline__ void warpred__device_take_vector(typename Acc::type &acc, uint4 raw, size_t first, Op op,
@@ -38,11 +49,7 @@ __device__ __forceinline__ void warpred__device_take_vector(typename Acc::type &
     enum { K = warpred__per_vector<T>::value };
     T e[K];
     memcpy(e, &raw, 16); /* registers only: the compiler turns this into moves */
-    typedef decltype(f(e[0], first)) V;
-    V t[K];
-#pragma unroll
-    for (int j = 0; j < K; j++) t[j] = f(e[j], first + j);
-    Acc::template absorb_batch<K>(op, acc, t);
+    warpred__device_take_span<K, T, Acc>(acc, e, first, op, f);
 }
 
 /* This thread's share of f(in[i], i), i < n, for T of 1, 2, 4, 8 or 16 bytes: scalar loads up

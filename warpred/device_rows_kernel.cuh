@@ -169,11 +169,18 @@ __device__ __forceinline__ void warpred__rows_take(typename Acc::type &acc, cons
     }
 }
 
+/* The finished result of slice k, as out holds it. */
+template <typename Acc, typename O, typename G>
+__device__ __forceinline__ O warpred__rows_result(const typename Acc::type &total, size_t k, G g)
+{
+    return (O)g(Acc::finish(total), k);
+}
+
 /* The finished result of slice k into out[k]. */
 template <typename Acc, typename O, typename G>
 __device__ __forceinline__ void warpred__rows_store(O *out, size_t k, const typename Acc::type &total, G g)
 {
-    warpred__store_whole(out + k, (O)g(Acc::finish(total), k));
+    warpred__store_whole(out + k, warpred__rows_result<Acc, O>(total, k, g));
 }
 
 /* ---- rows: W lanes per row ---- */
@@ -256,7 +263,7 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS,
     /* larger accumulators (warpred_rsum, Welford) keep each group's own turns and
        warpred_warp_reduce's trees: with whole-warp trees the kernel took 56 registers instead
        of 46-48, and reproducible sums of rows of 64..512 floats ran 12-16% longer on an H200 */
-    constexpr bool WHOLE = W > 1 && sizeof(A) <= 8;
+    constexpr bool WHOLE = W > 1 && U == 4;                           /* U == 4: accumulators of up to 8 bytes */
     const size_t warp_group = WHOLE ? thread / 32 * (32 / W) : group; /* the warp's first group */
     const unsigned q = threadIdx.x % W;
     for (size_t turn = warp_group; turn < rows; turn += U * groups) {
@@ -384,13 +391,9 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS)
         O res[PER];
 #pragma unroll
         for (int r = 0; r < PER; r++) {
-            typedef decltype(f(e[0], (size_t)0)) V;
-            V t[P];
-#pragma unroll
-            for (int i = 0; i < P; i++) t[i] = f(e[r * P + i], (size_t)i);
             A acc = Acc::start();
-            Acc::template absorb_batch<P>(op, acc, t);
-            res[r] = (O)g(Acc::finish(acc), j * PER + r);
+            warpred__device_take_span<P, T, Acc>(acc, e + r * P, 0, op, f);
+            res[r] = warpred__rows_result<Acc, O>(acc, j * PER + r, g);
         }
         warpred__rows_store_run<PER>(out + j * PER, res, out_misalign);
     }
