@@ -7,7 +7,10 @@
 # REQUIRE_GPU=1 (no usable GPU is an error, not a skip: for GPU machines), SANITIZE_TOOLS (the
 # compute-sanitizer tools of make sanitize, default all four: one at a time where a call is short),
 # SANITIZE_SHARDS (the groups each tool's programs are dealt into, run at the same time; default
-# JOBS / the number of tools, at least 1).
+# JOBS / the number of tools, at least 1), SANITIZE_ONLY / SANITIZE_SKIP (the tests and samples
+# make sanitize runs, by name: test_NAME, sample_NAME, % as a wildcard; default all, none: a long
+# run split into parts, e.g. SANITIZE_SKIP=test_device_rows, then SANITIZE_ONLY=test_device_rows;
+# only the chosen programs are built).
 # Tests read WARPRED_SEED=n (repeat a run's random inputs), WARPRED_TEST_QUICK (1: small sizes, set
 # by make sanitize; 2: fewer shapes still, set for racecheck) and, in test_device_rows,
 # WARPRED_TEST_FILTER (a test name or pattern).
@@ -95,7 +98,14 @@ SAMPLES = $(addprefix $(BUILD)/sample_,$(filter-out $(SAMPLES_SKIPPED),$(SAMPLE_
 sample_item = $(if $(call skipped,$(1)),skip:sample_$(1):SAMPLE_SKIP_$(1),gpu:$(if $(filter $(1),$(SAMPLE_CU_NAMES)),$(BUILD)/sample_$(1),samples/$(1)/main.py))
 sanitize_item = $(if $(strip $(SAMPLE_NO_SANITIZE_$(1))),skip:sample_$(1):SAMPLE_NO_SANITIZE_$(1),$(call sample_item,$(1)))
 SAMPLE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sample_item,$(n)))
-SAMPLE_SANITIZE_ITEMS = $(foreach n,$(SAMPLE_NAMES),$(call sanitize_item,$(n)))
+SANITIZE_ONLY ?= %
+SANITIZE_SKIP ?=
+sanitize_pick = $(filter-out $(SANITIZE_SKIP),$(filter $(SANITIZE_ONLY),$(1)))
+SANITIZE_TESTS = $(addprefix $(BUILD)/,$(call sanitize_pick,$(notdir $(GPU_TESTS))))
+SANITIZE_SAMPLE_NAMES = $(patsubst sample_%,%,$(call sanitize_pick,$(addprefix sample_,$(SAMPLE_NAMES))))
+SANITIZE_SAMPLES = $(filter $(addprefix $(BUILD)/sample_,$(SANITIZE_SAMPLE_NAMES)),$(SAMPLES))
+SAMPLE_SANITIZE_ITEMS = $(foreach n,$(SANITIZE_SAMPLE_NAMES),$(call sanitize_item,$(n)))
+SANITIZE_PART = $(strip $(subst %,,$(SANITIZE_ONLY)) $(SANITIZE_SKIP))
 # the reasons travel to tests/run.sh in the environment
 export $(foreach n,$(SAMPLE_NAMES),SAMPLE_SKIP_$(n) SAMPLE_NO_SANITIZE_$(n) SAMPLE_SANITIZE_FLAGS_$(n))
 
@@ -116,7 +126,8 @@ help:
 	@echo "make test        every check: headers alone, two-TU link, docs, host tests, NVRTC, GPU tests,"
 	@echo "                 every sample at a small size (GPU parts report SKIPPED without a GPU);"
 	@echo "                 make test ARCHS=90: the same for one arch, the quick first run"
-	@echo "make sanitize    GPU tests and samples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
+	@echo "make sanitize    GPU tests and samples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck);"
+	@echo "                 SANITIZE_ONLY= / SANITIZE_SKIP= (test_NAME, sample_NAME, %) run a part"
 	@echo "make run         build every sample, run each, one line per sample and a total"
 	@echo "make run-NAME    build and run samples/NAME"
 	@echo "make bench       the benchmarks (GPU); CSVs and a plot in $(BUILD)"
@@ -298,9 +309,15 @@ test: $(ALONE) $(HOST_CC_CHECKS) $(LINKS) $(BUILD)/compile_fail.ok $(DOC_CHECKS)
 
 # tests/sanitize.sh runs the tools at the same time, each tool's programs dealt into
 # SANITIZE_SHARDS groups that run at the same time (default: the cores shared among the tools).
-sanitize: $(GPU_TESTS) $(SAMPLES) $(GPU_PROBE)
-	@tests/sanitize.sh $(BUILD) "$(SANITIZER)" "$(SANITIZE_TOOLS)" "$(SAMPLE_SANITIZE_TOOLS)" $(SANITIZE_SHARDS) \
-	  $(RUN_OPTS) -- $(GPU_TESTS) -- $(SAMPLE_SANITIZE_ITEMS)
+# SANITIZE_ONLY / SANITIZE_SKIP run a part: it says so, and choosing nothing is an error.
+sanitize: $(SANITIZE_TESTS) $(SANITIZE_SAMPLES) $(GPU_PROBE)
+	$(if $(strip $(SANITIZE_TESTS) $(SAMPLE_SANITIZE_ITEMS)),,$(error make sanitize: SANITIZE_ONLY='$(SANITIZE_ONLY)' SANITIZE_SKIP='$(SANITIZE_SKIP)' choose no test or sample (names: test_NAME, sample_NAME, % as a wildcard)))
+	@$(if $(SANITIZE_PART),echo "sanitize: a part of the run (SANITIZE_ONLY='$(SANITIZE_ONLY)' SANITIZE_SKIP='$(SANITIZE_SKIP)'): $(words $(SANITIZE_TESTS)) tests and $(words $(SAMPLE_SANITIZE_ITEMS)) samples",true)
+	@if [ ! -x "$(SANITIZER)" ]; then \
+	  echo "sanitize: SKIPPED: no compute-sanitizer at $(SANITIZER) (the CUDA toolkit has it; SANITIZER=PATH names another)"; \
+	  exit $(if $(filter 1,$(REQUIRE_GPU)),1,0); fi; \
+	tests/sanitize.sh $(BUILD) "$(SANITIZER)" "$(SANITIZE_TOOLS)" "$(SAMPLE_SANITIZE_TOOLS)" $(SANITIZE_SHARDS) \
+	  $(RUN_OPTS) -- $(SANITIZE_TESTS) -- $(SAMPLE_SANITIZE_ITEMS)
 
 # Every sample, one line each at the end. Without a usable GPU: one sentence, exit 0 (REQUIRE_GPU=1: exit 1).
 run: $(SAMPLES) $(GPU_PROBE)
