@@ -489,6 +489,40 @@ def render_set(folder, shown, run, docs):
     return out
 
 
+def gpu_model(run):
+    """The GPU's model as RUN.txt names it, without the details in brackets or the vendor."""
+    name = run["gpu"].split(" (")[0]
+    return name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name
+
+
+def newest_runs(runs, docs):
+    """A table of the newest CSV of each benchmark program on each GPU model (the latest date, then
+    the last folder name of that date), so that a reader finds today's figures without the history."""
+    newest = {}
+    for folder, shown, run in runs:
+        for name in os.listdir(folder):
+            if name.endswith(".csv"):
+                key = (name[: -len(".csv")], gpu_model(run))
+                when = (run["date"], shown)
+                if key not in newest or when > newest[key][0]:
+                    source = os.path.relpath(os.path.join(folder, name), docs).replace(os.sep, "/")
+                    newest[key] = (when, source)
+    rank = {p: i for i, p in enumerate(PROGRAM_ORDER)}
+    rows = []
+    def order(item):
+        (program, gpu), _ = item
+        return (rank.get(program, len(rank)), program, gpu)
+
+    for (program, gpu), ((date, _), source) in sorted(newest.items(), key=order):
+        rows.append("| %s | %s | %s | [%s](%s) |" % (program, gpu, date, source, source))
+    return [
+        "The newest run of each benchmark on each GPU (every run's tables follow, oldest first):",
+        "",
+        "| benchmark | GPU | date | CSV |",
+        "|---|---|---|---|",
+    ] + rows + [""]
+
+
 def render(docs):
     sets = []
     top = [f for f in os.listdir(docs) if f.endswith(".csv")]
@@ -516,6 +550,7 @@ def render(docs):
     for folder, shown, run in runs:
         out.append("- `%s/`: %s, %s" % (shown, run["gpu"], run["date"]))
     out.append("")
+    out.extend(newest_runs(runs, docs))
     for folder, shown, run in runs:
         out.extend(render_set(folder, shown, run, docs))
     while out and out[-1] == "":
