@@ -77,6 +77,13 @@ import sys
 
 # the programs' sections in this order (any other CSV after them, by name)
 PROGRAM_ORDER = ["bench_reduce", "bench_cub36", "bench_block", "bench_tail", "bench_compound", "bench_atomics"]
+
+
+def program_key(program):
+    """Sort key of a bench program (a CSV's name without .csv): PROGRAM_ORDER first, the rest by name."""
+    return (PROGRAM_ORDER.index(program) if program in PROGRAM_ORDER else len(PROGRAM_ORDER), program)
+
+
 FIELDS = ["bench", "case", "variant", "n", "time_us", "value", "unit"]
 RATIO_UNITS = ("ratio", "speedup")
 
@@ -470,8 +477,7 @@ def render_set(folder, shown, run, docs):
         desc += " " + run["note"]
     out += [desc, ""]
     names = [f for f in os.listdir(folder) if f.endswith(".csv")]
-    rank = {p + ".csv": i for i, p in enumerate(PROGRAM_ORDER)}
-    for name in sorted(names, key=lambda f: (rank.get(f, len(rank)), f)):
+    for name in sorted(names, key=lambda f: program_key(f[: -len(".csv")])):
         path = os.path.join(folder, name)
         source = os.path.relpath(path, docs).replace(os.sep, "/")
         program = name[: -len(".csv")]
@@ -507,13 +513,9 @@ def newest_runs(runs, docs):
                 if key not in newest or when > newest[key][0]:
                     source = os.path.relpath(os.path.join(folder, name), docs).replace(os.sep, "/")
                     newest[key] = (when, source)
-    rank = {p: i for i, p in enumerate(PROGRAM_ORDER)}
     rows = []
-    def order(item):
-        (program, gpu), _ = item
-        return (rank.get(program, len(rank)), program, gpu)
-
-    for (program, gpu), ((date, _), source) in sorted(newest.items(), key=order):
+    by_program = sorted(newest.items(), key=lambda kv: (program_key(kv[0][0]), kv[0][1]))
+    for (program, gpu), ((date, _), source) in by_program:
         rows.append("| %s | %s | %s | [%s](%s) |" % (program, gpu, date, source, source))
     return [
         "The newest run of each benchmark on each GPU (every run's tables follow, oldest first):",
