@@ -385,6 +385,18 @@ static inline int warpred__rows_lanes_for(size_t nv, size_t rows, size_t residen
     return 32;
 }
 
+/* The short rows' kernel for rows of S (1 or 2) 16-byte loads. */
+template <int S, typename T, typename R, typename Op, typename F, typename O, typename G>
+static inline cudaError_t warpred__rows_short(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
+                                              size_t ld, O *out, Op op, F f, G g, cudaStream_t stream)
+{
+    constexpr auto kernel = warpred__rows_short_kernel<S, T, R, Op, F, O, G>;
+    const size_t blocks = (rows + 4 * WARPRED_ROWS_THREADS - 1) / (4 * WARPRED_ROWS_THREADS);
+    return warpred__rows_launch<const T *, size_t, size_t, size_t, O *, Op, F, G>(
+        (const void *)kernel, dim3(warpred__rows_min(blocks, warpred__rows_resident<kernel>(plan))), in, rows, cols, ld,
+        out, op, f, g, stream);
+}
+
 template <int W, typename T, typename R, typename Op, typename F, typename O, typename G>
 static inline cudaError_t warpred__rows_lanes(const warpred_rows_plan *plan, const T *in, size_t rows, size_t cols,
                                               size_t ld, bool aligned, O *out, Op op, F f, G g, cudaStream_t stream)
@@ -396,16 +408,9 @@ static inline cudaError_t warpred__rows_lanes(const warpred_rows_plan *plan, con
        112 us -> 115 and 94); not for wider results (double Welford rows of 2 and 4 doubles 363
        and 241 -> 396 and 262 us) nor two rows in flight (float Welford: as fast or slower) */
     if constexpr (W == 1 && warpred__rows_in_flight<A>::value == 1 && sizeof(O) <= 8 && K != 0)
-        if (aligned && cols >= K && cols < 3 * K) {
-            const size_t blocks = (rows + 4 * WARPRED_ROWS_THREADS - 1) / (4 * WARPRED_ROWS_THREADS);
-            constexpr auto one = warpred__rows_short_kernel<1, T, R, Op, F, O, G>;
-            constexpr auto two = warpred__rows_short_kernel<2, T, R, Op, F, O, G>;
-            const void *kernel = cols < 2 * K ? (const void *)one : (const void *)two;
-            const unsigned resident =
-                cols < 2 * K ? warpred__rows_resident<one>(plan) : warpred__rows_resident<two>(plan);
-            return warpred__rows_launch<const T *, size_t, size_t, size_t, O *, Op, F, G>(
-                kernel, dim3(warpred__rows_min(blocks, resident)), in, rows, cols, ld, out, op, f, g, stream);
-        }
+        if (aligned && cols >= K && cols < 3 * K)
+            return cols < 2 * K ? warpred__rows_short<1, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream)
+                                : warpred__rows_short<2, T, R>(plan, in, rows, cols, ld, out, op, f, g, stream);
     const size_t rows_per_block = (size_t)(WARPRED_ROWS_THREADS / W) * warpred__rows_in_flight<A>::value;
     const size_t blocks = (rows + rows_per_block - 1) / rows_per_block;
     constexpr auto kernel = warpred__rows_lanes_kernel<W, T, R, Op, F, O, G>;

@@ -337,32 +337,33 @@ __global__ void __launch_bounds__(WARPRED_ROWS_THREADS,
 
 /* ---- rows shorter than a 16-byte load ---- */
 
+/* The N results in words of type W (uint4, uint2) when they fill them whole and out is so
+   aligned (`out_misalign`: (size_t)out % 16 of the kernel's first output); false when not. */
+template <typename W, int N, typename O>
+__device__ __forceinline__ bool warpred__rows_store_words(O *out, const O (&res)[N], unsigned out_misalign)
+{
+    enum { WORDS = N * sizeof(O) / sizeof(W) };
+    if constexpr (N * sizeof(O) % sizeof(W) == 0) {
+        if (out_misalign % sizeof(W) == 0) {
+            W w[WORDS];
+            memcpy(w, res, sizeof w);
+#pragma unroll
+            for (unsigned i = 0; i < WORDS; i++) ((W *)out)[i] = w[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* N results of consecutive slices into out[0 .. N): in 16-byte (or 8-byte) stores where they
-   fill them whole and out is so aligned (`out_misalign`: (size_t)out % 16 of the kernel's first
-   output), else one at a time. One store per result left a warp's 32 stores spread over 32
-   sectors: argmax rows of one float (8-byte results) ran 10x slower than the read ceiling on an
-   H200. */
+   can (warpred__rows_store_words), else one at a time. One store per result left a warp's 32
+   stores spread over 32 sectors: argmax rows of one float (8-byte results) ran 10x slower than
+   the read ceiling on an H200. */
 template <int N, typename O>
 __device__ __forceinline__ void warpred__rows_store_run(O *out, const O (&res)[N], unsigned out_misalign)
 {
-    if constexpr (N * sizeof(O) % 16 == 0) {
-        if (out_misalign == 0) {
-            uint4 w[N * sizeof(O) / 16];
-            memcpy(w, res, sizeof w);
-#pragma unroll
-            for (unsigned i = 0; i < N * sizeof(O) / 16; i++) ((uint4 *)out)[i] = w[i];
-            return;
-        }
-    }
-    if constexpr (N * sizeof(O) % 8 == 0) {
-        if (out_misalign % 8 == 0) {
-            uint2 w[N * sizeof(O) / 8];
-            memcpy(w, res, sizeof w);
-#pragma unroll
-            for (unsigned i = 0; i < N * sizeof(O) / 8; i++) ((uint2 *)out)[i] = w[i];
-            return;
-        }
-    }
+    if (warpred__rows_store_words<uint4>(out, res, out_misalign)) return;
+    if (warpred__rows_store_words<uint2>(out, res, out_misalign)) return;
 #pragma unroll
     for (int i = 0; i < N; i++) warpred__store_whole(out + i, res[i]);
 }
