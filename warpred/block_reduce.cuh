@@ -89,9 +89,10 @@
    COST  Scalars (blocks of more than 32 threads): every thread stores its value and passes
    two __syncthreads() (the first a __syncthreads_or for float/double min/max, which also asks
    whether any value is a NaN or a zero). Warp 0 folds its columns (up to (N - 1) / 32 loads
-   and operations per lane: all loads in flight at once with a compile-time size, any, or a
-   run-time size of 64, 128, 256, 512 or 1024; else 8 at a time, in a loop) and runs one
-   shuffle tree (one redux.sync for int sums on sm_80+); the second barrier follows its column
+   and operations per lane, all in flight at once; code for the exact size with a compile-time
+   size, or a run-time size of 64, 128, 256, 512 or 1024; other run-time sizes, and _valid
+   calls, take code for columns of up to 3, 7, 15 or 31 cells, whose loads are each guarded)
+   and runs one shuffle tree (one redux.sync for int sums on sm_80+); the second barrier follows its column
    folds, so the other warps wait only for those, and warp 0's tree comes after it.
    _allreduce: the second barrier follows the result's store, which everyone then reads.
    Compound values: a shuffle tree in every warp, a barrier, the warp results folded by thread
@@ -246,9 +247,8 @@ template <bool Plain, typename T, typename Op> __device__ __forceinline__ T warp
    (thread L + 32 j's value); the first n are present. They fold as a pairwise tree over the 32
    slots, absent slots dropping out: each group of 8 as ((s0 s1)(s2 s3))((s4 s5)(s6 s7)), the
    groups as ((g0 g1)(g2 g3)). A tree, not a chain: the loads are in flight together and the
-   longest chain of operations is 5, not 31 (a chain made 1024-thread blocks trail CUB).
-   Last >= 0: no slot after slot Last is present (known at compile time, so those slots cost
-   nothing when n is not). */
+   longest chain of operations is 5, not 31 (a chain made 1024-thread blocks trail CUB). No slot
+   after slot Last is present (known at compile time, so those slots cost nothing). */
 template <int Last, bool Plain, typename T, typename Op>
 __device__ __forceinline__ T warpred__column_group(T r, const T *column, int g, int n, Op op)
 {
@@ -256,7 +256,7 @@ __device__ __forceinline__ T warpred__column_group(T r, const T *column, int g, 
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         const int j = 8 * g + i;
-        const bool present = (Last < 0 || j <= Last) && j < n;
+        const bool present = j <= Last && j < n;
         s[i] = j == 0 ? r : present ? column[32 * (j - 1)] : r; /* absent slots are never read */
     }
     const int m = n - 8 * g;
@@ -264,45 +264,30 @@ __device__ __forceinline__ T warpred__column_group(T r, const T *column, int g, 
     for (int d = 1; d < 8; d *= 2)
 #pragma unroll
         for (int i = 0; i + d < 8; i += 2 * d)
-            if ((Last < 0 || 8 * g + i + d <= Last) && i + d < m) s[i] = warpred__rake_step<Plain>(op, s[i], s[i + d]);
+            if (8 * g + i + d <= Last && i + d < m) s[i] = warpred__rake_step<Plain>(op, s[i], s[i + d]);
     return s[0];
 }
 
-/* r folded with the first k cells of its column in that tree. K >= 0: code for columns of at
-   most K cells, every load in flight at once. A compile-time size gives k = K or K - 1 (lanes of
-   both when its last warp is partial; k's value is then a choice between those two constants),
-   so every slot but slot K is known present: only slot K's load and step are guarded (one
-   select), no second code path per lane. Any other k (a run-time size whose class bounds the
-   column) guards each load and step. K = -1: a loop over the groups, the pending one kept for
-   the tree (code for any size at the cost of a group's loads at a time). */
+/* r folded with the first k <= K cells of its column in that tree, every load in flight at
+   once. A compile-time size gives k = K or K - 1 (lanes of both when its last warp is partial;
+   k's value is then a choice between those two constants), so every slot but slot K is known
+   present: only slot K's load and step are guarded (one select), no second code path per lane.
+   Any other k (a run-time size or a count of values, with K a bound on the longest column)
+   guards each load and step. */
 template <int K, bool Plain, typename T, typename Op>
 __device__ __forceinline__ T warpred__fold_column(T r, const T *column, int k, Op op)
 {
+    static_assert(K >= 0 && K <= 31, "warpred: a column holds 0..31 cells");
     const int n = k + 1;
-    if constexpr (K >= 0) {
-        T a = warpred__column_group<K, Plain>(r, column, 0, n, op);
-        if (K >= 8 && n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<K, Plain>(r, column, 1, n, op));
-        if (K >= 16 && n > 16) {
-            T b = warpred__column_group<K, Plain>(r, column, 2, n, op);
-            if (K >= 24 && n > 24)
-                b = warpred__rake_step<Plain>(op, b, warpred__column_group<K, Plain>(r, column, 3, n, op));
-            a = warpred__rake_step<Plain>(op, a, b);
-        }
-        return a;
-    } else {
-        const int groups = (n + 7) >> 3;
-        T a = warpred__column_group<-1, Plain>(r, column, 0, n, op), b = a;
-#pragma unroll 1
-        for (int g = 1; g < groups; g++) {
-            const T x = warpred__column_group<-1, Plain>(r, column, g, n, op);
-            if (g == 1) a = warpred__rake_step<Plain>(op, a, x);
-            else if (g == 2)
-                b = x;
-            else
-                a = warpred__rake_step<Plain>(op, a, warpred__rake_step<Plain>(op, b, x));
-        }
-        return groups == 3 ? warpred__rake_step<Plain>(op, a, b) : a;
+    T a = warpred__column_group<K, Plain>(r, column, 0, n, op);
+    if (K >= 8 && n > 8) a = warpred__rake_step<Plain>(op, a, warpred__column_group<K, Plain>(r, column, 1, n, op));
+    if (K >= 16 && n > 16) {
+        T b = warpred__column_group<K, Plain>(r, column, 2, n, op);
+        if (K >= 24 && n > 24)
+            b = warpred__rake_step<Plain>(op, b, warpred__column_group<K, Plain>(r, column, 3, n, op));
+        a = warpred__rake_step<Plain>(op, a, b);
     }
+    return a;
 }
 
 /* The fold with the plain step when the barrier's vote found no special input (operations
@@ -316,11 +301,25 @@ __device__ __forceinline__ T warpred__fold_column_voted(T r, const T *column, in
     return warpred__fold_column<K, false>(r, column, k, op);
 }
 
+/* r folded with its column of k cells, the longest column of the call holding `longest`: code
+   for the least of the bounds Bound, 2 Bound + 1, ... and Most that holds it (a uniform choice:
+   longest is the same in every lane), each load and step guarded by k. */
+template <int Bound, int Most, bool Votes, typename T, typename Op>
+__device__ __forceinline__ T warpred__fold_column_bounded(T r, const T *column, int k, int longest, Op op, bool plain)
+{
+    if constexpr (Bound >= Most) {
+        return warpred__fold_column_voted<Most, Votes>(r, column, k, op, plain);
+    } else {
+        if (longest <= Bound) return warpred__fold_column_voted<Bound, Votes>(r, column, k, op, plain);
+        return warpred__fold_column_bounded<2 * Bound + 1, Most, Votes>(r, column, k, longest, op, plain);
+    }
+}
+
 /* Lane `lane`'s column in a block of N threads (a compile-time size over 32, every thread's
    value counting) folded with code for N: the column holds (N - 1 - lane) / 32 cells, that is
    K = (N - 1) / 32 below lane N % 32 and K - 1 from it on (K in every lane when the warps are
    whole). One fold for K cells serves both lengths: two folds chosen by the lane would run one
-   after the other in warp 0, and the loop would keep its loads 8 at a time. */
+   after the other in warp 0. */
 template <int N, bool Votes, typename T, typename Op>
 __device__ __forceinline__ T warpred__fold_column_sized(T r, const T *column, int lane, Op op, bool plain)
 {
@@ -329,10 +328,11 @@ __device__ __forceinline__ T warpred__fold_column_sized(T r, const T *column, in
     return warpred__fold_column_voted<K, Votes>(r, column, k, op, plain);
 }
 
-/* Warp 0 folds its columns with code for a block of Threads threads (0: any size, each lane's
-   length counted - 1 - lane over 32 at run time), then the second barrier (the cells are free
-   again), then warp 0's tree; every thread of the block calls (the barriers are inside). */
-template <int Threads, bool Broadcast, int NCells, typename T, typename Op>
+/* Warp 0 folds its columns, then the second barrier (the cells are free again), then warp 0's
+   tree; every thread of the block calls (the barriers are inside). Threads != 0: code for a
+   block of that many threads, every value counting. Threads == 0: each lane's column holds
+   (counted - 1 - lane) / 32 cells, at most ColumnMax (code for that bound, each load guarded). */
+template <int Threads, int ColumnMax, bool Broadcast, int NCells, typename T, typename Op>
 __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int counted, bool plain)
 {
     typedef warpred_op_warp<Op, T> W;
@@ -342,7 +342,7 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
             r = warpred__fold_column_sized<Threads, W::votes>(r, cells + 32 + tid, tid, op, plain);
         } else {
             const int k = tid < counted ? (counted - 1 - tid) >> 5 : 0;
-            r = warpred__fold_column_voted<-1, W::votes>(r, cells + 32 + tid, k, op, plain);
+            r = warpred__fold_column_voted<ColumnMax, W::votes>(r, cells + 32 + tid, k, op, plain);
         }
     }
     /* Reduce: the cells are free once warp 0 has folded them. (A barrier right after the
@@ -359,6 +359,22 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
     return r;
 }
 
+/* The rake for counted values whose longest column, (counted - 1) / 32 cells, holds at most
+   Bound, or more: code for the least of the bounds 3, 7, 15 and (NCells - 1) / 32 that holds it
+   (a uniform choice; each class holds its own barriers, which the whole block takes). */
+template <int Bound, bool Broadcast, int NCells, typename T, typename Op>
+__device__ __forceinline__ T warpred__rake_bounded(T v, Op op, T *cells, int tid, int counted, bool plain)
+{
+    constexpr int most = (NCells - 1) / 32;
+    if constexpr (Bound >= most) {
+        return warpred__rake<0, most, Broadcast, NCells>(v, op, cells, tid, counted, plain);
+    } else {
+        if ((counted - 1) >> 5 <= Bound)
+            return warpred__rake<0, Bound, Broadcast, NCells>(v, op, cells, tid, counted, plain);
+        return warpred__rake_bounded<2 * Bound + 1, Broadcast, NCells>(v, op, cells, tid, counted, plain);
+    }
+}
+
 /* The values of threads 0..counted-1 of a block of nthreads (> 32) threads, every thread
    calling. Result in thread 0 (Broadcast: in every thread). Float/double min/max: the first
    barrier (__syncthreads_or) also tells whether any counted value is a NaN or a zero; when
@@ -366,7 +382,7 @@ __device__ __forceinline__ T warpred__rake(T v, Op op, T *cells, int tid, int co
    Whole blocks take code for their size: a compile-time size, any (partial last warp too), or
    a run-time size of 64, 128, 256, 512 or 1024 threads by a uniform switch (each case holds its
    own barrier, which the whole block takes). Other run-time sizes, and _valid calls that leave
-   threads out, fold in a loop. */
+   threads out, take the least bound on the longest column that holds it (warpred__rake_bounded). */
 template <bool Broadcast, int BlockThreads, typename T, typename Op>
 __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int counted)
 {
@@ -382,19 +398,19 @@ __device__ __forceinline__ T warpred__block_rake(T v, Op op, int nthreads, int c
         __syncthreads();
     if (counted == nthreads) {
         if constexpr (BlockThreads != 0) {
-            return warpred__rake<BlockThreads, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            return warpred__rake<BlockThreads, 0, Broadcast, ncells>(v, op, cells, tid, counted, plain);
         } else {
             switch (nthreads) {
-            case 64: return warpred__rake<64, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 128: return warpred__rake<128, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 256: return warpred__rake<256, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 512: return warpred__rake<512, Broadcast, ncells>(v, op, cells, tid, counted, plain);
-            case 1024: return warpred__rake<1024, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 64: return warpred__rake<64, 0, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 128: return warpred__rake<128, 0, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 256: return warpred__rake<256, 0, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 512: return warpred__rake<512, 0, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+            case 1024: return warpred__rake<1024, 0, Broadcast, ncells>(v, op, cells, tid, counted, plain);
             default: break;
             }
         }
     }
-    return warpred__rake<0, Broadcast, ncells>(v, op, cells, tid, counted, plain);
+    return warpred__rake_bounded<3, Broadcast, ncells>(v, op, cells, tid, counted, plain);
 }
 
 /* The one entry point of the layer above (grid_reduce.cuh): threads 0..present-1 of the block

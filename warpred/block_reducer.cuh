@@ -90,15 +90,16 @@
    thread's rank and its column length are found once, when the reducer is declared. A
    run-time size picks the code for its size in every call, with a switch on the block size
    (in a tight loop of float sums it added three quarters to the instructions executed); other
-   sizes than 64, 128, 256, 512 and 1024 fold their columns in a loop, a group of 8 loads at a
-   time. with_size picks once for the whole loop and compiles f ten times: for 64, 128, 256,
-   512 and 1024 threads as a compile-time size, and for each class of other sizes (33..63,
-   65..127, 129..255, 257..511, 513..1023 threads; classes above WARPRED_BLOCK_MAX_THREADS are
-   left out) code for its column lengths, close to a compile-time size for sums (min/max guard
-   each load instead). Compound values fold warp partials, not columns: their other sizes keep
-   the run-time form (six copies of f). The kernel's registers are those of its hungriest
-   path, the code for sizes it never runs at included: see block_reduce.cuh on the
-   compile-time size (lowering WARPRED_BLOCK_MAX_THREADS leaves out the larger sizes' code).
+   sizes than 64, 128, 256, 512 and 1024, and _valid calls, take code for columns of up to 3, 7,
+   15 or 31 cells (the least that holds the longest; each load guarded). with_size picks once
+   for the whole loop and compiles f ten times: for 64, 128, 256, 512 and 1024 threads as a
+   compile-time size, and for each class of other sizes (33..63, 65..127, 129..255, 257..511,
+   513..1023 threads; classes above WARPRED_BLOCK_MAX_THREADS are left out) code for its
+   column lengths, close to a compile-time size for sums (min/max guard each load instead).
+   Compound values fold warp partials, not columns: their other sizes keep the run-time form
+   (six copies of f). The kernel's registers are those of its hungriest path, the code for
+   sizes it never runs at included: see block_reduce.cuh on the compile-time size (lowering
+   WARPRED_BLOCK_MAX_THREADS leaves out the larger sizes' code).
    Figures: docs/BENCHMARKS.md (bench_block, bench_compound).
 
    This header needs block_reduce.cuh, warp_reduce.cuh, ops.cuh and its base beside it.
@@ -142,9 +143,12 @@ template <typename T, int BlockThreads = 0, int Cells = warpred_block_storage<T,
 class warpred_block_reducer {
     template <typename, int, int, int> friend class warpred_block_reducer;
     typedef warpred_block_storage<T, BlockThreads> storage;
-    enum { RESULT = Cells - 1 }; /* the broadcast cell of a set */
-    T *set_;                     /* the set the next call uses */
-    int other_;                  /* from it to the other set, in cells: +cells or -cells */
+    enum {
+        RESULT = Cells - 1,                       /* the broadcast cell of a set */
+        most_column = (storage::threads - 1) / 32 /* the most cells a lane's column can hold */
+    };
+    T *set_;    /* the set the next call uses */
+    int other_; /* from it to the other set, in cells: +cells or -cells */
     int tid_, nthreads_;
     int column_; /* scalars, run-time sizes: the cells lane (tid & 31) of warp 0 folds after its own value */
 
@@ -209,7 +213,8 @@ class warpred_block_reducer {
        cells, each load and step guarded by the lane's length); or a run-time size of whole
        warps, switched on the block size (which the compiler knows to be the same in every
        thread: a switch on a per-lane length made it guard every later shuffle against
-       divergence). */
+       divergence). Other sizes, and counts of values, take the least bound on the longest
+       column that holds it (block_reduce.cuh's warpred__fold_column_bounded). */
     template <bool Votes, typename Op>
     __device__ __forceinline__ T fold(T r, const T *column, int counted, Op op, bool plain)
     {
@@ -231,12 +236,16 @@ class warpred_block_reducer {
                 case 256: return warpred__fold_column_sized<256, Votes>(r, column, lane, op, plain);
                 case 512: return warpred__fold_column_sized<512, Votes>(r, column, lane, op, plain);
                 case 1024: return warpred__fold_column_sized<1024, Votes>(r, column, lane, op, plain);
-                default: return warpred__fold_column_voted<-1, Votes>(r, column, column_, op, plain);
+                default:
+                    return warpred__fold_column_bounded<3, most_column, Votes>(r, column, column_, (nthreads_ - 1) >> 5,
+                                                                               op, plain);
                 }
             }
         }
-        return warpred__fold_column_voted<ColumnMax, Votes>(r, column, lane < counted ? (counted - 1 - lane) >> 5 : 0,
-                                                            op, plain);
+        const int k = lane < counted ? (counted - 1 - lane) >> 5 : 0;
+        if constexpr (ColumnMax >= 0) return warpred__fold_column_voted<ColumnMax, Votes>(r, column, k, op, plain);
+        else
+            return warpred__fold_column_bounded<3, most_column, Votes>(r, column, k, (counted - 1) >> 5, op, plain);
     }
 
     /* Scalars: every thread stores its value, one barrier, then warp 0 (Broadcast with whole
