@@ -92,8 +92,9 @@
    and operations per lane, all in flight at once; code for the exact size with a compile-time
    size, or a run-time size of 64, 128, 256, 512 or 1024; other run-time sizes, and _valid
    calls, take code for columns of up to 3, 7, 15 or 31 cells, whose loads are each guarded)
-   and runs one shuffle tree (one redux.sync for int sums on sm_80+); the second barrier follows its column
-   folds, so the other warps wait only for those, and warp 0's tree comes after it.
+   and runs one shuffle tree (one redux.sync for int sums on sm_80+); the second barrier
+   follows its column folds, so the other warps wait only for those, and warp 0's tree comes
+   after it.
    _allreduce: the second barrier follows the result's store, which everyone then reads.
    Compound values: a shuffle tree in every warp, a barrier, the warp results folded by thread
    0 (up to 16) or by warp 0, a second barrier. Blocks of up to 32 threads only shuffle.
